@@ -1,0 +1,101 @@
+// fastconv/dyadic.hpp — dyadic (XOR) convolution, correlation and deconvolution.
+//
+// C(τ) = Σₓ f(x)·g(x ⊕ τ), τ = 0 … N−1 (seed 001, eq. 1), computed through the convolution
+// theorem C = N⁻¹·W((W·f) ⊙ (W·g)) in O(N log N). Because ⊕ is its own inverse, dyadic
+// correlation Σₓ f(x)·g(x ⊕ τ) is the very same sum: correlate() is convolve().
+//
+// Lengths must be powers of two; operands of different lengths are zero-padded to the longer
+// (the shorter one's spectrum is reused, never recomputed at the longer size).
+//
+// Integers are exact: int32/int64 results are computed with integer arithmetic wide enough
+// for the result (64-bit, or 128-bit when bounds require it) and an output that does not fit
+// the element type is an `overflow` Error, never wrapped. Floating-point results satisfy
+// |Ĉ(τ) − C(τ)| ≤ (3n+2)·u·‖f‖₂·‖g‖₂ (u = 2^-24 float, 2^-53 double; docs/accuracy.md).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "fastconv/backend.hpp"
+#include "fastconv/wht.hpp"
+
+namespace fastconv {
+
+namespace detail {
+template <Element T>
+std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backend& backend);
+template <Element T>
+std::vector<T> autocorrelate(std::span<const T> f, const Backend& backend);
+template <Element T>
+std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Backend& backend);
+
+template <class R>
+std::span<const element_t<R>> as_span(const R& r) {
+  return {std::ranges::data(r), std::ranges::size(r)};
+}
+}  // namespace detail
+
+/// Dyadic convolution C(τ) = Σₓ f(x)·g(x ⊕ τ); length max(|f|, |g|). O(N log N).
+template <ElementRange F, ElementRange G>
+  requires std::same_as<element_t<F>, element_t<G>>
+std::vector<element_t<F>> convolve(const F& f, const G& g, const Backend& backend = Backend::best()) {
+  return detail::convolve(detail::as_span(f), detail::as_span(g), backend);
+}
+
+/// Dyadic correlation Σₓ f(x)·g(x ⊕ τ) — identical to convolve() on the dyadic group.
+template <ElementRange F, ElementRange G>
+  requires std::same_as<element_t<F>, element_t<G>>
+std::vector<element_t<F>> correlate(const F& f, const G& g, const Backend& backend = Backend::best()) {
+  return detail::convolve(detail::as_span(f), detail::as_span(g), backend);
+}
+
+/// Dyadic autocorrelation R(τ) = Σₓ f(x)·f(x ⊕ τ) = N⁻¹·W((W·f)²); one forward transform.
+template <ElementRange F>
+std::vector<element_t<F>> autocorrelate(const F& f, const Backend& backend = Backend::best()) {
+  return detail::autocorrelate(detail::as_span(f), backend);
+}
+
+/// System identification: the f with convolve(f, h) == y, i.e. f = N⁻¹·W((W·y) ⊘ (W·h)).
+/// A (numerically) zero coefficient of h's Walsh spectrum makes the system singular: an
+/// invalid_argument Error names its index. Floating point: a coefficient counts as zero when
+/// |(W·h)(k)| ≤ 2·n·u·‖h‖₁, the rounding error it may carry. Integers: exact; if y is not the
+/// convolution of h with an integer signal the result is not an integer and the Error says so
+/// (use a floating-point type).
+template <ElementRange Y, ElementRange H>
+  requires std::same_as<element_t<Y>, element_t<H>>
+std::vector<element_t<Y>> deconvolve(const Y& y, const H& h, const Backend& backend = Backend::best()) {
+  return detail::deconvolve(detail::as_span(y), detail::as_span(h), backend);
+}
+
+/// A dyadic linear translation-invariant system y = h ⊛ x, built once from its impulse
+/// response h: the spectrum W·h is computed and kept (on the backend's device), so each
+/// apply() costs two transforms instead of three. apply() may run concurrently.
+template <Element T>
+class DyadicSystem {
+ public:
+  explicit DyadicSystem(std::span<const T> impulse_response, Backend backend = Backend::best());
+  ~DyadicSystem();
+  DyadicSystem(DyadicSystem&&) noexcept;
+  DyadicSystem& operator=(DyadicSystem&&) noexcept;
+
+  /// y = h ⊛ x, of length max(size(), |x|).
+  [[nodiscard]] std::vector<T> apply(std::span<const T> input) const;
+  /// The same, into `output` (exactly max(size(), |x|) elements).
+  void apply(std::span<const T> input, std::span<T> output) const;
+
+  /// Length of the impulse response.
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] const Backend& backend() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+template <ElementRange R>
+DyadicSystem(const R&) -> DyadicSystem<element_t<R>>;
+template <ElementRange R>
+DyadicSystem(const R&, Backend) -> DyadicSystem<element_t<R>>;
+
+}  // namespace fastconv

@@ -1,0 +1,8 @@
+// fastconv/fastconv.hpp — everything in one include.
+#pragma once
+
+#include "fastconv/backend.hpp"
+#include "fastconv/dyadic.hpp"
+#include "fastconv/error.hpp"
+#include "fastconv/types.hpp"
+#include "fastconv/wht.hpp"

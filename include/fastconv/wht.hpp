@@ -1,0 +1,117 @@
+// fastconv/wht.hpp — the fast Walsh–Hadamard transform.
+//
+// y[k] = Σₓ (−1)^popcount(h(k) & x) · x[x] for N = 2^n points, where h(k) = k in Hadamard
+// (natural) order, the bit-reversed Gray code of k in sequency (Walsh) order and the
+// bit-reversed k in Paley (dyadic) order. O(N log N) additions; no multiplications except
+// the normalisation. Every ordered matrix is symmetric with W·W = N·I, so the inverse
+// transform is the forward one with Normalization::inverse (1/N).
+//
+// Integers are exact: int32 and int64 data are transformed with integer arithmetic wide
+// enough for the result; a result that does not fit the element type is an `overflow`
+// Error and the data are left untouched. Floating-point results have the forward error
+// |ŷ[k] − y[k]| ≤ n·u·Σ|x| (u = 2^-24 for float, 2^-53 for double; see docs/accuracy.md).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string_view>
+
+#include "fastconv/backend.hpp"
+#include "fastconv/error.hpp"
+#include "fastconv/types.hpp"
+
+namespace fastconv {
+
+/// Order of the output coefficients.
+enum class Order {
+  hadamard,  ///< natural order: row k of the Kronecker power of [[1,1],[1,−1]]
+  sequency,  ///< Walsh order: row k has exactly k sign changes
+  paley,     ///< dyadic order: Hadamard row bit-reverse(k)
+};
+
+/// Scale applied to the result.
+enum class Normalization {
+  none,         ///< unnormalised (default)
+  orthonormal,  ///< 1/√N: the transform is its own inverse
+  inverse,      ///< 1/N: the inverse of the unnormalised transform
+};
+
+struct WhtOptions {
+  Order order = Order::hadamard;
+  Normalization normalization = Normalization::none;
+};
+
+std::string_view to_string(Order order) noexcept;
+std::string_view to_string(Normalization normalization) noexcept;
+/// "hadamard"|"natural", "sequency"|"walsh", "paley"|"dyadic".
+std::optional<Order> parse_order(std::string_view name) noexcept;
+/// "none", "orthonormal"|"ortho", "inverse".
+std::optional<Normalization> parse_normalization(std::string_view name) noexcept;
+
+/// log2 of `length` if it is a power of two (1, 2, 4, ...); otherwise an invalid_argument
+/// Error saying `what` has a length that is not a power of two.
+int log2_exact(std::size_t length, std::string_view what);
+
+/// A WHT of 2^log2n points, planned once on a backend and executed many times.
+///
+/// Construction makes the expensive choices (kernels, scratch sizes); execute() does no
+/// set-up work. One plan may be executed concurrently from several threads on different data.
+///
+/// Integer plans: Normalization::inverse (and ::orthonormal for even n) must divide every
+/// result exactly, otherwise execute() throws invalid_argument and leaves the data untouched;
+/// ::orthonormal for odd n cannot be exact and is rejected (unsupported) at construction.
+template <Element T>
+class WhtPlan {
+ public:
+  /// Throws invalid_argument if log2n is outside [0, 40], unsupported as described above.
+  explicit WhtPlan(int log2n, WhtOptions options = {}, Backend backend = Backend::best());
+  ~WhtPlan();
+  WhtPlan(WhtPlan&&) noexcept;
+  WhtPlan& operator=(WhtPlan&&) noexcept;
+
+  /// Transforms one array of exactly size() elements in place.
+  void execute(std::span<T> data) const;
+  /// Transforms a batch in place: `rows` rows of size() elements, row r starting at
+  /// data[r · row_stride] (row_stride ≥ size()). `data` must cover every row.
+  void execute(std::span<T> data, std::size_t rows, std::size_t row_stride) const;
+
+  [[nodiscard]] int log2n() const noexcept;
+  [[nodiscard]] std::size_t size() const noexcept { return std::size_t{1} << log2n(); }
+  [[nodiscard]] const WhtOptions& options() const noexcept;
+  [[nodiscard]] const Backend& backend() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A contiguous range of a supported element type (std::vector, std::array, std::span, ...).
+template <class R>
+concept ElementRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                       Element<std::remove_cv_t<std::ranges::range_value_t<R>>>;
+
+template <class R>
+using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
+
+/// One-off WHT of `data` in place; its length must be a power of two.
+template <ElementRange R>
+void wht(R&& data, WhtOptions options = {}, Backend backend = Backend::best()) {
+  std::span<element_t<R>> span(std::ranges::data(data), std::ranges::size(data));
+  WhtPlan<element_t<R>>(log2_exact(span.size(), "WHT input"), options, std::move(backend))
+      .execute(span);
+}
+
+/// One-off WHT of a batch of `rows` rows of `row_length` (a power of two) elements,
+/// row r starting at data[r · row_stride].
+template <ElementRange R>
+void wht(R&& data, std::size_t rows, std::size_t row_length, std::size_t row_stride,
+         WhtOptions options = {}, Backend backend = Backend::best()) {
+  std::span<element_t<R>> span(std::ranges::data(data), std::ranges::size(data));
+  WhtPlan<element_t<R>>(log2_exact(row_length, "WHT row"), options, std::move(backend))
+      .execute(span, rows, row_stride);
+}
+
+}  // namespace fastconv

@@ -1,0 +1,93 @@
+// src/core/backend_impl.hpp — the one interface every backend implements.
+//
+// Backends work on "words": the element types the kernels compute in. Floating-point data
+// are transformed as themselves; integer data are transformed in the wrapping rings
+// Z/2^32, Z/2^64 or Z/2^128 (uint32/uint64/unsigned __int128). The WHT and the dyadic
+// convolution use only +, − and ×, which commute with reduction mod 2^w, so a ring result is
+// the exact integer result whenever that result fits w bits signed — the front end
+// (src/core/wht.cpp, dyadic.cpp) picks the ring from a bound on the result and does the
+// exact division and range checks. Backends never see an int32_t or int64_t.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fastconv/wht.hpp"
+
+namespace fastconv::detail {
+
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 i128;
+
+enum class Word { f32, f64, u32, u64, u128 };
+
+template <class W>
+inline constexpr Word word_of = std::is_same_v<W, float>           ? Word::f32
+                                : std::is_same_v<W, double>        ? Word::f64
+                                : std::is_same_v<W, std::uint32_t> ? Word::u32
+                                : std::is_same_v<W, std::uint64_t> ? Word::u64
+                                                                   : Word::u128;
+
+constexpr bool is_float(Word w) noexcept { return w == Word::f32 || w == Word::f64; }
+constexpr std::size_t size_of(Word w) noexcept {
+  switch (w) {
+    case Word::f32:
+    case Word::u32: return 4;
+    case Word::f64:
+    case Word::u64: return 8;
+    case Word::u128: return 16;
+  }
+  return 0;
+}
+
+/// A WHT of fixed size, word type and order, ready to run.
+class WhtKernel {
+ public:
+  virtual ~WhtKernel() = default;
+  /// Transforms `rows` rows of 2^log2n words in place, row r at data + r·stride words,
+  /// into the kernel's order, multiplying float results by `scale` (rings: scale is 1).
+  virtual void execute(void* data, std::size_t rows, std::size_t stride, double scale) const = 0;
+};
+
+/// A transformed operand of a dyadic convolution, kept where the backend computes
+/// (host memory for CPU backends, device memory for GPU ones).
+class Spectrum {
+ public:
+  virtual ~Spectrum() = default;
+  int log2n = 0;
+  /// Floats: |S(k)| at or below this is indistinguishable from 0 (2·n·u·‖h‖₁).
+  double zero_threshold = 0;
+};
+
+/// Dyadic convolution engine for one size (2^log2n) and word type.
+/// Every `x`/`out` holds 2^log2n words; a Spectrum may come from a smaller size 2^m ≤ 2^log2n
+/// (made by another DyadicKernel of the same backend and word) and then stands for the
+/// zero-padded operand: the spectrum of h padded from 2^m to 2^n points is S[k mod 2^m].
+class DyadicKernel {
+ public:
+  virtual ~DyadicKernel() = default;
+  /// S = W·h (natural order, unnormalised).
+  [[nodiscard]] virtual std::unique_ptr<Spectrum> spectrum(const void* h) const = 0;
+  /// out = scale · W(S ⊙ W·x)  (x may alias out).
+  virtual void apply(const Spectrum& s, const void* x, void* out, double scale) const = 0;
+  /// out = scale · W((W·x)²)  (x may alias out).
+  virtual void autocorrelate(const void* x, void* out, double scale) const = 0;
+  /// Floats only: out = scale · W((W·y) ⊘ S); an invalid_argument Error naming the first
+  /// index k with |S(k)| ≤ S.zero_threshold.
+  virtual void deconvolve(const Spectrum& s, const void* y, void* out, double scale) const = 0;
+};
+
+class BackendImpl {
+ public:
+  virtual ~BackendImpl() = default;
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  [[nodiscard]] virtual std::string description() const = 0;
+  [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht(int log2n, Word word, Order order) const = 0;
+  /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
+  [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;
+};
+
+}  // namespace fastconv::detail

@@ -1,0 +1,303 @@
+// Dyadic convolution, autocorrelation, deconvolution and DyadicSystem on any backend.
+//
+// Floating point: straight through the backend's DyadicKernel with the 1/N scale folded in.
+// Integers: the operands go into the ring Z/2^64 (or Z/2^128 when a bound on the result
+// requires it), where the kernel computes N·C exactly; the front end divides by N with an
+// arithmetic shift and checks that every value fits the element type.
+#include "fastconv/dyadic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/backend_impl.hpp"
+#include "core/exact.hpp"
+
+namespace fastconv::detail {
+
+/// Operand `values` as `size` words (zero-padded), integers sign-extended into the ring.
+template <class W, class T>
+std::vector<W> to_words(std::span<const T> values, std::size_t size) {
+  std::vector<W> words(size, W{0});
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if constexpr (std::is_floating_point_v<W>) words[i] = values[i];
+    else words[i] = static_cast<W>(static_cast<i128>(values[i]));
+  }
+  return words;
+}
+
+template <class T>
+std::string_view type_name() {
+  return to_string(dtype_of<T>);
+}
+
+/// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
+enum class Ring { u64, u128, none };
+Ring choose_ring(u128 bound, int log2n) {
+  if (below_power_of_two(bound, log2n, 63)) return Ring::u64;
+  if (below_power_of_two(bound, log2n, 127)) return Ring::u128;
+  return Ring::none;
+}
+
+/// Bound on |Σₓ f(x)·g(x ⊕ τ)|: min(‖f‖₁·max|g|, ‖g‖₁·max|f|).
+template <class T>
+u128 convolution_bound(std::span<const T> f, std::span<const T> g) {
+  return std::min(saturating_mul(l1_norm(f), max_magnitude(g)), saturating_mul(l1_norm(g), max_magnitude(f)));
+}
+
+[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n) {
+  throw Error(ErrorCode::overflow,
+              std::string(op) + " of " + std::string(type) + " data may overflow: its values are bounded only by " +
+                  to_string(static_cast<i128>(bound)) + " and computing them exactly at 2^" + std::to_string(log2n) +
+                  " points would need more than 128 bits; scale the inputs down or use a floating-point dtype");
+}
+
+/// Divides the ring values N·C by N and writes C to `out` if every value fits T;
+/// otherwise an overflow Error and `out` is untouched.
+template <class T, class W>
+void store_exact(const std::vector<W>& ring, int log2n, std::span<T> out, std::string_view op) {
+  for (std::size_t t = 0; t < ring.size(); ++t) {
+    const i128 v = signed_value(ring[t]) >> log2n;
+    if (!fits<T>(v))
+      throw Error(ErrorCode::overflow, std::string(op) + " overflows " + std::string(type_name<T>()) +
+                                           ": output element " + std::to_string(t) + " = " + to_string(v) +
+                                           " is outside the " + std::string(type_name<T>()) +
+                                           " range; use int64 or a floating-point dtype");
+  }
+  for (std::size_t t = 0; t < ring.size(); ++t) out[t] = static_cast<T>(signed_value(ring[t]) >> log2n);
+}
+
+/// out = N⁻¹·W(spectrum ⊙ W·x) in word type W; `x` at 2^log2n points, the spectrum from 2^m ≤ 2^log2n.
+template <class W>
+void apply_words(const BackendImpl& b, const DyadicKernel* same_size, const Spectrum& s, int log2n,
+                 std::vector<W>& x) {
+  const double scale = std::ldexp(1.0, -log2n);
+  if (same_size != nullptr) {
+    same_size->apply(s, x.data(), x.data(), scale);
+  } else {
+    b.make_dyadic(log2n, word_of<W>)->apply(s, x.data(), x.data(), scale);
+  }
+}
+
+/// C = f ⊛ g computed in words W: the spectrum of the shorter operand at its own size,
+/// applied to the longer one.
+template <class W, class T>
+std::vector<W> convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const T> g) {
+  const bool f_longer = f.size() >= g.size();
+  const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
+  const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
+  const auto kernel = b.make_dyadic(n_short, word_of<W>);
+  const auto short_words = to_words<W>(shorter, shorter.size());
+  const auto spectrum = kernel->spectrum(short_words.data());
+  auto out = to_words<W>(longer, longer.size());
+  apply_words(b, n_long == n_short ? kernel.get() : nullptr, *spectrum, n_long, out);
+  return out;
+}
+
+template <class T>
+int check_operand(std::span<const T> x, std::string_view what) {
+  return log2_exact(x.size(), what);
+}
+
+template <Element T>
+std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backend& backend) {
+  const int log2n = std::max(check_operand(f, "convolve: f"), check_operand(g, "convolve: g"));
+  const auto& b = backend.impl();
+  if constexpr (std::is_floating_point_v<T>) {
+    return convolve_words<T>(b, f, g);
+  } else {
+    std::vector<T> out(std::size_t{1} << log2n);
+    const u128 bound = convolution_bound(f, g);
+    switch (choose_ring(bound, log2n)) {
+      case Ring::u64: store_exact<T>(convolve_words<std::uint64_t>(b, f, g), log2n, std::span(out), "dyadic convolution"); break;
+      case Ring::u128: store_exact<T>(convolve_words<u128>(b, f, g), log2n, std::span(out), "dyadic convolution"); break;
+      case Ring::none: throw_too_wide("dyadic convolution", type_name<T>(), bound, log2n);
+    }
+    return out;
+  }
+}
+
+template <Element T>
+std::vector<T> autocorrelate(std::span<const T> f, const Backend& backend) {
+  const int log2n = check_operand(f, "autocorrelate: f");
+  const auto& b = backend.impl();
+  const auto run = [&]<class W>() {
+    auto words = to_words<W>(f, f.size());
+    b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), std::ldexp(1.0, -log2n));
+    return words;
+  };
+  if constexpr (std::is_floating_point_v<T>) {
+    return run.template operator()<T>();
+  } else {
+    std::vector<T> out(f.size());
+    const u128 bound = convolution_bound(f, f);
+    switch (choose_ring(bound, log2n)) {
+      case Ring::u64: store_exact<T>(run.template operator()<std::uint64_t>(), log2n, std::span(out), "dyadic autocorrelation"); break;
+      case Ring::u128: store_exact<T>(run.template operator()<u128>(), log2n, std::span(out), "dyadic autocorrelation"); break;
+      case Ring::none: throw_too_wide("dyadic autocorrelation", type_name<T>(), bound, log2n);
+    }
+    return out;
+  }
+}
+
+namespace {
+
+/// Exact integer deconvolution: Ŷ/Ĥ must be integers (they are Ŵf when y = f ⊛ h with integer
+/// f), and so must W(Ŷ/Ĥ)/N. Computed in Z/2^128, which holds every intermediate for n ≤ 31.
+template <class T>
+std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int log2n, const BackendImpl& b) {
+  if (log2n > 31)
+    throw Error(ErrorCode::unsupported, "exact integer deconvolution is limited to 2^31 points (got 2^" +
+                                            std::to_string(log2n) + "); use a floating-point dtype");
+  const std::size_t size = std::size_t{1} << log2n;
+  const auto wht = b.make_wht(log2n, Word::u128, Order::hadamard);
+  auto ys = to_words<u128>(y, size), hs = to_words<u128>(h, size);
+  wht->execute(ys.data(), 1, size, 1.0);
+  wht->execute(hs.data(), 1, size, 1.0);
+  const std::string not_integer = "the result is not an integer signal; use a floating-point dtype";
+  for (std::size_t k = 0; k < size; ++k) {
+    const i128 hk = signed_value(hs[k]), yk = signed_value(ys[k]);
+    if (hk == 0)
+      throw Error(ErrorCode::invalid_argument,
+                  "deconvolve: the Walsh spectrum of h is zero at index " + std::to_string(k & (h.size() - 1)) +
+                      ": the system is singular and its input cannot be identified");
+    if (yk % hk != 0)
+      throw Error(ErrorCode::invalid_argument, "deconvolve: Walsh coefficient " + std::to_string(k) + " of y (" +
+                                                   to_string(yk) + ") is not a multiple of that of h (" +
+                                                   to_string(hk) + "): " + not_integer);
+    ys[k] = static_cast<u128>(yk / hk);
+  }
+  wht->execute(ys.data(), 1, size, 1.0);
+  for (std::size_t t = 0; t < size; ++t)
+    if (signed_value(ys[t]) % static_cast<i128>(size) != 0)
+      throw Error(ErrorCode::invalid_argument, "deconvolve: " + not_integer);
+  std::vector<T> out(size);
+  store_exact<T>(ys, log2n, std::span(out), "dyadic deconvolution");
+  return out;
+}
+
+}  // namespace
+
+template <Element T>
+std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Backend& backend) {
+  const int log2y = check_operand(y, "deconvolve: y"), log2h = check_operand(h, "deconvolve: h");
+  const int log2n = std::max(log2y, log2h);
+  const auto& b = backend.impl();
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto h_kernel = b.make_dyadic(log2h, word_of<T>);
+    const auto spectrum = h_kernel->spectrum(h.data());
+    auto out = to_words<T>(y, std::size_t{1} << log2n);
+    const auto kernel = log2h == log2n ? nullptr : b.make_dyadic(log2n, word_of<T>);
+    (kernel ? *kernel : *h_kernel).deconvolve(*spectrum, out.data(), out.data(), std::ldexp(1.0, -log2n));
+    return out;
+  } else {
+    return deconvolve_exact(y, h, log2n, b);
+  }
+}
+
+#define FASTCONV_INSTANTIATE(T)                                                                   \
+  template std::vector<T> convolve<T>(std::span<const T>, std::span<const T>, const Backend&);     \
+  template std::vector<T> autocorrelate<T>(std::span<const T>, const Backend&);                    \
+  template std::vector<T> deconvolve<T>(std::span<const T>, std::span<const T>, const Backend&);
+FASTCONV_INSTANTIATE(float)
+FASTCONV_INSTANTIATE(double)
+FASTCONV_INSTANTIATE(std::int32_t)
+FASTCONV_INSTANTIATE(std::int64_t)
+#undef FASTCONV_INSTANTIATE
+
+}  // namespace fastconv::detail
+
+namespace fastconv {
+
+using detail::i128;
+using detail::u128;
+
+template <Element T>
+struct DyadicSystem<T>::Impl {
+  using Word = std::conditional_t<std::is_floating_point_v<T>, T, std::uint64_t>;
+
+  explicit Impl(Backend b) : backend(std::move(b)) {}
+
+  Backend backend;
+  std::vector<T> h;  // integers: kept for the bound and the rare 128-bit path
+  int log2h = 0;
+  std::unique_ptr<detail::DyadicKernel> kernel;  // at h's size
+  std::unique_ptr<detail::Spectrum> spectrum;    // W·h (integers: in Z/2^64)
+
+  void apply(std::span<const T> x, std::span<T> out) const {
+    const int log2x = log2_exact(x.size(), "DyadicSystem::apply: input");
+    const int log2n = std::max(log2h, log2x);
+    const std::size_t size = std::size_t{1} << log2n;
+    if (out.size() != size)
+      throw Error(ErrorCode::invalid_argument, "DyadicSystem::apply: output has " + std::to_string(out.size()) +
+                                                   " elements, expected " + std::to_string(size));
+    const auto& b = backend.impl();
+    const auto* same = log2n == log2h ? kernel.get() : nullptr;
+    if constexpr (std::is_floating_point_v<T>) {
+      auto words = detail::to_words<T>(x, size);
+      detail::apply_words(b, same, *spectrum, log2n, words);
+      std::copy(words.begin(), words.end(), out.begin());
+    } else {
+      const std::span<const T> hs(h);
+      const u128 bound = detail::convolution_bound(x, hs);
+      switch (detail::choose_ring(bound, log2n)) {
+        case detail::Ring::u64: {
+          auto words = detail::to_words<std::uint64_t>(x, size);
+          detail::apply_words(b, same, *spectrum, log2n, words);
+          detail::store_exact<T>(words, log2n, out, "dyadic convolution");
+          break;
+        }
+        case detail::Ring::u128:  // rare: recompute the spectrum in the wide ring
+          detail::store_exact<T>(detail::convolve_words<u128>(b, x, hs), log2n, out, "dyadic convolution");
+          break;
+        case detail::Ring::none: detail::throw_too_wide("dyadic convolution", to_string(dtype_of<T>), bound, log2n);
+      }
+    }
+  }
+};
+
+template <Element T>
+DyadicSystem<T>::DyadicSystem(std::span<const T> impulse_response, Backend backend)
+    : impl_(std::make_unique<Impl>(std::move(backend))) {
+  impl_->log2h = log2_exact(impulse_response.size(), "DyadicSystem: impulse response");
+  impl_->kernel = impl_->backend.impl().make_dyadic(impl_->log2h, detail::word_of<typename Impl::Word>);
+  const auto words = detail::to_words<typename Impl::Word>(impulse_response, impulse_response.size());
+  impl_->spectrum = impl_->kernel->spectrum(words.data());
+  if constexpr (!std::is_floating_point_v<T>) impl_->h.assign(impulse_response.begin(), impulse_response.end());
+}
+
+template <Element T>
+DyadicSystem<T>::~DyadicSystem() = default;
+template <Element T>
+DyadicSystem<T>::DyadicSystem(DyadicSystem&&) noexcept = default;
+template <Element T>
+DyadicSystem<T>& DyadicSystem<T>::operator=(DyadicSystem&&) noexcept = default;
+
+template <Element T>
+std::vector<T> DyadicSystem<T>::apply(std::span<const T> input) const {
+  std::vector<T> out(std::max(size(), input.size()));
+  impl_->apply(input, out);
+  return out;
+}
+
+template <Element T>
+void DyadicSystem<T>::apply(std::span<const T> input, std::span<T> output) const {
+  impl_->apply(input, output);
+}
+
+template <Element T>
+std::size_t DyadicSystem<T>::size() const noexcept {
+  return std::size_t{1} << impl_->log2h;
+}
+
+template <Element T>
+const Backend& DyadicSystem<T>::backend() const noexcept {
+  return impl_->backend;
+}
+
+template class DyadicSystem<float>;
+template class DyadicSystem<double>;
+template class DyadicSystem<std::int32_t>;
+template class DyadicSystem<std::int64_t>;
+
+}  // namespace fastconv

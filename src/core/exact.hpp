@@ -1,0 +1,72 @@
+// src/core/exact.hpp — bounds and checks behind exact integer results.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+
+#include "core/backend_impl.hpp"
+
+namespace fastconv::detail {
+
+/// |v| without overflow (|INT64_MIN| = 2^63 fits a uint64).
+template <class I>
+constexpr std::uint64_t magnitude(I v) noexcept {
+  return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+template <class I>
+std::uint64_t max_magnitude(std::span<const I> values) noexcept {
+  std::uint64_t m = 0;
+  for (const I v : values) m = std::max(m, magnitude(v));
+  return m;
+}
+
+/// Σ|v|, exact for up to 2^64 values.
+template <class I>
+u128 l1_norm(std::span<const I> values) noexcept {
+  u128 s = 0;
+  for (const I v : values) s += magnitude(v);
+  return s;
+}
+
+/// a·b, or the largest u128 if the product does not fit.
+inline u128 saturating_mul(u128 a, u128 b) noexcept {
+  u128 r;
+  return __builtin_mul_overflow(a, b, &r) ? ~u128{0} : r;
+}
+
+/// True if bound · 2^shift < 2^bits, i.e. a signed value of magnitude up to that fits `bits`+1 bits signed.
+inline bool below_power_of_two(u128 bound, int shift, int bits) noexcept {
+  if (shift >= bits) return bound == 0;
+  return bound < (u128{1} << (bits - shift));
+}
+
+inline std::string to_string(i128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  u128 m = negative ? u128{0} - static_cast<u128>(v) : static_cast<u128>(v);
+  std::string digits;
+  for (; m != 0; m /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+  return negative ? "-" + digits : digits;
+}
+
+/// The signed value a ring word holds (two's complement of its width).
+template <class W>
+constexpr i128 signed_value(W w) noexcept {
+  if constexpr (std::is_same_v<W, std::uint32_t>) return static_cast<std::int32_t>(w);
+  else if constexpr (std::is_same_v<W, std::uint64_t>) return static_cast<std::int64_t>(w);
+  else return static_cast<i128>(w);
+}
+
+/// The ring word of the same width as integer type I (int32 -> uint32, int64 -> uint64).
+template <class I>
+using ring_of = std::make_unsigned_t<I>;
+
+template <class I>
+constexpr bool fits(i128 v) noexcept {
+  return v >= std::numeric_limits<I>::min() && v <= std::numeric_limits<I>::max();
+}
+
+}  // namespace fastconv::detail

@@ -1,0 +1,231 @@
+#include "fastconv/wht.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "core/backend_impl.hpp"
+#include "core/exact.hpp"
+
+namespace fastconv {
+
+std::string_view to_string(Order order) noexcept {
+  switch (order) {
+    case Order::hadamard: return "hadamard";
+    case Order::sequency: return "sequency";
+    case Order::paley: return "paley";
+  }
+  return "?";
+}
+
+std::string_view to_string(Normalization normalization) noexcept {
+  switch (normalization) {
+    case Normalization::none: return "none";
+    case Normalization::orthonormal: return "orthonormal";
+    case Normalization::inverse: return "inverse";
+  }
+  return "?";
+}
+
+std::optional<Order> parse_order(std::string_view name) noexcept {
+  if (name == "hadamard" || name == "natural") return Order::hadamard;
+  if (name == "sequency" || name == "walsh") return Order::sequency;
+  if (name == "paley" || name == "dyadic") return Order::paley;
+  return std::nullopt;
+}
+
+std::optional<Normalization> parse_normalization(std::string_view name) noexcept {
+  if (name == "none") return Normalization::none;
+  if (name == "orthonormal" || name == "ortho") return Normalization::orthonormal;
+  if (name == "inverse") return Normalization::inverse;
+  return std::nullopt;
+}
+
+int log2_exact(std::size_t length, std::string_view what) {
+  if (length == 0 || (length & (length - 1)) != 0)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(what) + " has length " + std::to_string(length) +
+                    ", which is not a power of two (1, 2, 4, 8, ...)");
+  return std::countr_zero(length);
+}
+
+namespace {
+
+constexpr int kMaxLog2 = 48;
+
+/// log2 of the exact divisor the normalisation applies to an integer transform.
+int divisor_log2(int log2n, Normalization normalization) {
+  switch (normalization) {
+    case Normalization::none: return 0;
+    case Normalization::inverse: return log2n;
+    case Normalization::orthonormal: return log2n / 2;
+  }
+  return 0;
+}
+
+double scale_of(int log2n, Normalization normalization) {
+  const double n = std::ldexp(1.0, log2n);
+  switch (normalization) {
+    case Normalization::none: return 1.0;
+    case Normalization::inverse: return 1.0 / n;
+    case Normalization::orthonormal: return 1.0 / std::sqrt(n);
+  }
+  return 1.0;
+}
+
+void check_batch(std::size_t span_size, std::size_t rows, std::size_t stride, std::size_t size) {
+  if (rows == 0) return;
+  if (stride < size)
+    throw Error(ErrorCode::invalid_argument, "WHT batch: row stride " + std::to_string(stride) +
+                                                 " is smaller than the row length " + std::to_string(size));
+  std::size_t needed = 0;
+  if (__builtin_mul_overflow(rows - 1, stride, &needed) || __builtin_add_overflow(needed, size, &needed) ||
+      needed > span_size)
+    throw Error(ErrorCode::invalid_argument,
+                "WHT batch: " + std::to_string(rows) + " rows of " + std::to_string(size) + " with stride " +
+                    std::to_string(stride) + " do not fit in the " + std::to_string(span_size) +
+                    " elements given");
+}
+
+template <class T>
+std::string_view type_name() {
+  return to_string(dtype_of<T>);
+}
+
+}  // namespace
+
+template <Element T>
+struct WhtPlan<T>::Impl {
+  int log2n;
+  WhtOptions options;
+  Backend backend;
+  std::unique_ptr<detail::WhtKernel> kernel;  // floats: T itself; integers: the ring of T's width
+  std::unique_ptr<detail::WhtKernel> wide;    // integers: a ring wide enough for any result
+                                              // (uint64 for int32 up to 2^31 points, else uint128)
+
+  std::size_t size() const { return std::size_t{1} << log2n; }
+
+  void run(T* data, std::size_t rows, std::size_t stride) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      kernel->execute(data, rows, stride, scale_of(log2n, options.normalization));
+    } else {
+      run_exact(data, rows, stride);
+    }
+  }
+
+  /// Integers: in place in T's own ring when the result provably fits and needs no division;
+  /// otherwise through a wide ring, checked, and written back only if every value is valid.
+  void run_exact(T* data, std::size_t rows, std::size_t stride) const {
+    std::uint64_t bound = 0;
+    for (std::size_t r = 0; r < rows; ++r)
+      bound = std::max(bound, detail::max_magnitude(std::span<const T>(data + r * stride, size())));
+    const int bits = std::numeric_limits<T>::digits;  // 31 or 63
+    if (options.normalization == Normalization::none && detail::below_power_of_two(bound, log2n, bits)) {
+      kernel->execute(data, rows, stride, 1.0);
+      return;
+    }
+    if (uses_wide64()) {
+      run_wide<std::uint64_t>(data, rows, stride);
+    } else {
+      run_wide<detail::u128>(data, rows, stride);
+    }
+  }
+
+  template <class W>
+  void run_wide(T* data, std::size_t rows, std::size_t stride) const {
+    const std::size_t n = size();
+    std::vector<W> buffer(rows * n);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < n; ++i) buffer[r * n + i] = static_cast<W>(static_cast<detail::i128>(data[r * stride + i]));
+    wide->execute(buffer.data(), rows, n, 1.0);
+    const int shift = divisor_log2(log2n, options.normalization);
+    const detail::i128 divisor = detail::i128{1} << shift;
+    for (std::size_t j = 0; j < buffer.size(); ++j) {
+      const detail::i128 v = detail::signed_value(buffer[j]);
+      if (v % divisor != 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "WHT with " + std::string(to_string(options.normalization)) + " normalisation of " +
+                        std::string(type_name<T>()) + " data is not exact: output " + position(j) + " = " +
+                        detail::to_string(v) + " is not divisible by " + detail::to_string(divisor) +
+                        "; use a floating-point dtype");
+      if (!detail::fits<T>(v / divisor))
+        throw Error(ErrorCode::overflow, "WHT overflows " + std::string(type_name<T>()) + ": output " +
+                                             position(j) + " = " + detail::to_string(v / divisor) +
+                                             " is outside the " + std::string(type_name<T>()) +
+                                             " range; use int64 or a floating-point dtype");
+    }
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < n; ++i)
+        data[r * stride + i] = static_cast<T>(detail::signed_value(buffer[r * n + i]) / divisor);
+  }
+
+  bool uses_wide64() const { return std::is_same_v<T, std::int32_t> && log2n <= 31; }
+
+  std::string position(std::size_t flat) const {
+    const std::size_t row = flat >> log2n, col = flat & (size() - 1);
+    return "element " + std::to_string(col) + (row > 0 ? " of row " + std::to_string(row) : "");
+  }
+};
+
+template <Element T>
+WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
+    : impl_(std::make_unique<Impl>(Impl{log2n, options, std::move(backend), nullptr, nullptr})) {
+  if (log2n < 0 || log2n > kMaxLog2)
+    throw Error(ErrorCode::invalid_argument,
+                "WHT size 2^" + std::to_string(log2n) + " is outside 2^0 … 2^" + std::to_string(kMaxLog2));
+  const auto& b = impl_->backend.impl();
+  if constexpr (std::is_floating_point_v<T>) {
+    impl_->kernel = b.make_wht(log2n, detail::word_of<T>, options.order);
+  } else {
+    if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
+      throw Error(ErrorCode::unsupported,
+                  "orthonormal normalisation of an " + std::string(type_name<T>()) + " WHT of 2^" +
+                      std::to_string(log2n) + " points cannot be exact (1/sqrt(" +
+                      std::to_string(std::size_t{1} << log2n) +
+                      ") is irrational); use a floating-point dtype");
+    impl_->kernel = b.make_wht(log2n, detail::word_of<detail::ring_of<T>>, options.order);
+    impl_->wide = b.make_wht(log2n, impl_->uses_wide64() ? detail::Word::u64 : detail::Word::u128,
+                             options.order);
+  }
+}
+
+template <Element T>
+WhtPlan<T>::~WhtPlan() = default;
+template <Element T>
+WhtPlan<T>::WhtPlan(WhtPlan&&) noexcept = default;
+template <Element T>
+WhtPlan<T>& WhtPlan<T>::operator=(WhtPlan&&) noexcept = default;
+
+template <Element T>
+void WhtPlan<T>::execute(std::span<T> data) const {
+  if (data.size() != size())
+    throw Error(ErrorCode::invalid_argument, "WHT plan for " + std::to_string(size()) +
+                                                 " points was given " + std::to_string(data.size()) +
+                                                 " elements");
+  impl_->run(data.data(), 1, size());
+}
+
+template <Element T>
+void WhtPlan<T>::execute(std::span<T> data, std::size_t rows, std::size_t row_stride) const {
+  check_batch(data.size(), rows, row_stride, size());
+  if (rows > 0) impl_->run(data.data(), rows, row_stride);
+}
+
+template <Element T>
+int WhtPlan<T>::log2n() const noexcept {
+  return impl_->log2n;
+}
+template <Element T>
+const WhtOptions& WhtPlan<T>::options() const noexcept {
+  return impl_->options;
+}
+template <Element T>
+const Backend& WhtPlan<T>::backend() const noexcept {
+  return impl_->backend;
+}
+
+template class WhtPlan<float>;
+template class WhtPlan<double>;
+template class WhtPlan<std::int32_t>;
+template class WhtPlan<std::int64_t>;
+
+}  // namespace fastconv

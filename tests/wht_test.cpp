@@ -1,0 +1,317 @@
+// WHT: every type × order × normalisation × backend against the O(N²) definition, the cpu
+// backend (every instruction set) against the reference backend, identities, seed 001's
+// examples, and exact integer overflow handling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cpu/backends.hpp"
+#include "cpu/isa.hpp"
+#include "fastconv/fastconv.hpp"
+#include "oracle.hpp"
+
+using fastconv::Backend;
+using fastconv::Normalization;
+using fastconv::Order;
+using fastconv::WhtOptions;
+using fastconv::WhtPlan;
+
+namespace {
+
+constexpr Order kOrders[] = {Order::hadamard, Order::sequency, Order::paley};
+constexpr Normalization kNorms[] = {Normalization::none, Normalization::orthonormal, Normalization::inverse};
+
+std::vector<Backend> backends() { return {Backend::reference(), Backend::cpu(), Backend::cpu(1)}; }
+
+long double scale_of(int n, Normalization norm) {
+  const long double N = std::ldexp(1.0L, n);
+  return norm == Normalization::none ? 1.0L : norm == Normalization::inverse ? 1.0L / N : 1.0L / std::sqrt(N);
+}
+
+template <class T>
+class WhtDefinition : public ::testing::Test {};
+using ElementTypes = ::testing::Types<float, double, std::int32_t, std::int64_t>;
+TYPED_TEST_SUITE(WhtDefinition, ElementTypes);
+
+// Floats: |ŷ − y| ≤ n·u·‖x‖₁ (+ the rounding of the scale).
+TYPED_TEST(WhtDefinition, FloatsMatchDefinitionWithinBound) {
+  using T = TypeParam;
+  if constexpr (std::is_floating_point_v<T>) {
+    std::mt19937_64 rng(1);
+    for (int n = 0; n <= 10; ++n)
+      for (Order order : kOrders) {
+        const auto m = oracle::walsh_matrix(n, order);
+        for (Normalization norm : kNorms)
+          for (const Backend& b : backends()) {
+            auto x = oracle::random_vector<T>(std::size_t{1} << n, rng);
+            const auto want = oracle::transform(m, x);
+            const long double s = scale_of(n, norm);
+            const long double tol = (n + 2) * oracle::unit_roundoff<T>() * oracle::l1(x) * s;
+            WhtPlan<T>(n, {order, norm}, b).execute(x);
+            for (std::size_t k = 0; k < x.size(); ++k)
+              ASSERT_LE(std::fabs(x[k] - want[k] * s), tol)
+                  << "n=" << n << " order=" << to_string(order) << " norm=" << to_string(norm)
+                  << " backend=" << b.name() << " k=" << k;
+          }
+      }
+  }
+}
+
+// Integers: exact, for every normalisation that can be exact.
+TYPED_TEST(WhtDefinition, IntegersMatchDefinitionExactly) {
+  using T = TypeParam;
+  if constexpr (std::is_integral_v<T>) {
+    std::mt19937_64 rng(2);
+    for (int n = 0; n <= 10; ++n)
+      for (Order order : kOrders) {
+        const auto m = oracle::walsh_matrix(n, order);
+        for (const Backend& b : backends()) {
+          auto x = oracle::random_vector<T>(std::size_t{1} << n, rng);
+          const auto want = oracle::transform(m, x);
+          WhtPlan<T>(n, {order, Normalization::none}, b).execute(x);
+          for (std::size_t k = 0; k < x.size(); ++k)
+            ASSERT_EQ(static_cast<oracle::i128>(x[k]), want[k]) << "n=" << n << " k=" << k << " " << b.name();
+
+          // x now holds W·z for the random z = the original input: the inverse gives z back.
+          std::vector<T> spectrum = x;
+          WhtPlan<T>(n, {order, Normalization::inverse}, b).execute(spectrum);
+          const auto z = oracle::transform(m, spectrum);  // W·z = N·(original x) … check via definition
+          for (std::size_t k = 0; k < x.size(); ++k)
+            ASSERT_EQ(z[k], static_cast<oracle::i128>(x[k])) << "inverse, n=" << n << " k=" << k;
+
+          if (n % 2 == 0) {
+            std::vector<T> ortho = x;  // W(W·z)/√N = √N·z
+            WhtPlan<T>(n, {order, Normalization::orthonormal}, b).execute(ortho);
+            for (std::size_t k = 0; k < x.size(); ++k)
+              ASSERT_EQ(static_cast<oracle::i128>(ortho[k]) * (oracle::i128{1} << (n / 2)),
+                        static_cast<oracle::i128>(spectrum[k]) << n);
+          } else {
+            EXPECT_THROW((WhtPlan<T>(n, {order, Normalization::orthonormal}, b)), fastconv::Error);
+          }
+        }
+      }
+  }
+}
+
+TEST(WhtInteger, InexactInverseIsAnErrorAndLeavesDataUntouched) {
+  std::vector<std::int64_t> x = {1, 0, 1, 1};  // W·x = [3, 1, −1, 1]: not divisible by 4
+  const auto copy = x;
+  try {
+    fastconv::wht(x, {Order::hadamard, Normalization::inverse});
+    FAIL() << "expected an error";
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("not divisible by 4"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(x, copy);
+}
+
+TEST(WhtInteger, Int32OverflowIsReportedNotWrapped) {
+  std::vector<std::int32_t> x = {1 << 30, 1 << 30};  // y0 = 2^31
+  const auto copy = x;
+  try {
+    fastconv::wht(x);
+    FAIL() << "expected overflow";
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::overflow);
+    EXPECT_NE(std::string(e.what()).find("2147483648"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(x, copy);
+}
+
+TEST(WhtInteger, LargeInputsWhoseResultsFitAreExact) {
+  // max|x|·N exceeds the type, but every output fits: the wide path must get them exactly.
+  std::vector<std::int32_t> a = {1 << 30, 0, 0, 0};
+  fastconv::wht(a);
+  EXPECT_EQ(a, (std::vector<std::int32_t>{1 << 30, 1 << 30, 1 << 30, 1 << 30}));
+
+  const std::int64_t big = std::int64_t{1} << 62, min = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::int64_t> b = {big, 0, 0, 0};
+  fastconv::wht(b);
+  EXPECT_EQ(b, (std::vector<std::int64_t>{big, big, big, big}));
+
+  std::vector<std::int64_t> c = {min, 0};
+  fastconv::wht(c);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{min, min}));
+
+  std::vector<std::int64_t> d = {big, big};
+  EXPECT_THROW(fastconv::wht(d), fastconv::Error);
+  std::vector<std::int64_t> e = {min, 1};  // y1 = min − 1
+  EXPECT_THROW(fastconv::wht(e), fastconv::Error);
+}
+
+TEST(WhtInteger, OverflowInABatchNamesTheRow) {
+  std::vector<std::int32_t> x = {1, 2, 3, 4, 1 << 30, 1 << 30, 0, 0};
+  try {
+    fastconv::wht(x, 2, 4, 4);
+    FAIL();
+  } catch (const fastconv::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("of row 1"), std::string::npos) << e.what();
+  }
+}
+
+// The cpu backend on every instruction set this CPU has, against the reference backend.
+template <class T>
+void expect_cpu_matches_reference(int n, std::size_t rows, std::size_t stride, Order order, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto x = oracle::random_vector<T>(rows * stride, rng, -1000, 1000);
+  auto want = x;
+  WhtPlan<T>(n, {order, Normalization::none}, Backend::reference()).execute(want, rows, stride);
+  auto got = x;
+  WhtPlan<T>(n, {order, Normalization::none}, Backend::cpu()).execute(got, rows, stride);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      ASSERT_EQ(got[i], want[i]) << "n=" << n << " i=" << i;
+    } else {
+      const double tol = 2 * (n + 1) * oracle::unit_roundoff<T>() * 1.0 * static_cast<double>(std::size_t{1} << n);
+      ASSERT_NEAR(got[i], want[i], tol) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+template <class T>
+class WhtLarge : public ::testing::Test {};
+TYPED_TEST_SUITE(WhtLarge, ElementTypes);
+
+TYPED_TEST(WhtLarge, CpuMatchesReferenceOnRandomSizes) {
+  std::mt19937_64 rng(3);
+  for (int n : {11, 13, 15, 16, 17, 19, 21}) {
+    const Order order = kOrders[rng() % 3];
+    expect_cpu_matches_reference<TypeParam>(n, 1, std::size_t{1} << n, order, rng());
+  }
+}
+
+TYPED_TEST(WhtLarge, CpuMatchesReferenceOnBatches) {
+  std::mt19937_64 rng(4);
+  struct Shape { int n; std::size_t rows, pad; };
+  for (const Shape s : {Shape{0, 5, 1}, Shape{3, 7, 0}, Shape{4, 33, 3}, Shape{10, 64, 16}, Shape{12, 9, 5},
+                        Shape{17, 3, 8}}) {
+    const Order order = kOrders[rng() % 3];
+    expect_cpu_matches_reference<TypeParam>(s.n, s.rows, (std::size_t{1} << s.n) + s.pad, order, rng());
+  }
+}
+
+TEST(WhtIsa, EveryInstructionSetMatchesTheReference) {
+  const auto reference = fastconv::cpu::make_reference_backend();
+  std::mt19937_64 rng(5);
+  for (const auto* isa : fastconv::cpu::supported_isas()) {
+    const auto cpu = fastconv::cpu::make_cpu_backend(2, *isa);
+    for (int n : {0, 1, 2, 3, 4, 5, 9, 14, 16, 17, 20}) {
+      auto x = oracle::random_vector<std::int64_t>(std::size_t{1} << n, rng, -1000, 1000);
+      // Integer-valued data of this size are transformed exactly in every word type.
+      auto check = [&]<class W>() {
+        std::vector<W> a(x.size()), b(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) a[i] = b[i] = static_cast<W>(x[i]);
+        reference->make_wht(n, fastconv::detail::word_of<W>, Order::sequency)->execute(a.data(), 1, a.size(), 1.0);
+        cpu->make_wht(n, fastconv::detail::word_of<W>, Order::sequency)->execute(b.data(), 1, b.size(), 1.0);
+        ASSERT_TRUE(a == b) << isa->name << " n=" << n << " word size " << sizeof(W);
+      };
+      check.template operator()<float>();
+      check.template operator()<double>();
+      check.template operator()<std::uint32_t>();
+      check.template operator()<std::uint64_t>();
+      check.template operator()<fastconv::detail::u128>();
+    }
+  }
+}
+
+TEST(WhtIdentities, TransformTwiceIsNTimesIdentity) {
+  std::mt19937_64 rng(6);
+  for (Order order : kOrders) {
+    auto x = oracle::random_vector<std::int64_t>(1 << 12, rng);
+    auto y = x;
+    WhtPlan<std::int64_t> plan(12, {order});
+    plan.execute(y);
+    plan.execute(y);
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 4096);
+  }
+}
+
+TEST(WhtIdentities, Parseval) {
+  std::mt19937_64 rng(7);
+  auto x = oracle::random_vector<std::int64_t>(1 << 14, rng);
+  auto y = x;
+  fastconv::wht(y, {Order::sequency});
+  oracle::i128 ex = 0, ey = 0;
+  for (auto v : x) ex += static_cast<oracle::i128>(v) * v;
+  for (auto v : y) ey += static_cast<oracle::i128>(v) * v;
+  EXPECT_TRUE(ey == ex * (1 << 14));
+
+  auto d = oracle::random_vector<double>(1 << 14, rng);
+  const long double before = oracle::l2(d);
+  fastconv::wht(d, {Order::paley, Normalization::orthonormal});
+  EXPECT_NEAR(static_cast<double>(oracle::l2(d)), static_cast<double>(before), 1e-12 * static_cast<double>(before));
+}
+
+TEST(WhtIdentities, SequencyRowKHasKSignChanges) {
+  for (int n = 0; n <= 8; ++n) {
+    const std::size_t N = std::size_t{1} << n;
+    std::vector<std::vector<int>> rows(N, std::vector<int>(N));
+    for (std::size_t x = 0; x < N; ++x) {  // column x of the matrix = transform of the unit vector e_x
+      std::vector<std::int32_t> e(N, 0);
+      e[x] = 1;
+      fastconv::wht(e, {Order::sequency});
+      for (std::size_t k = 0; k < N; ++k) rows[k][x] = e[k];
+    }
+    for (std::size_t k = 0; k < N; ++k) ASSERT_EQ(oracle::sign_changes(rows[k]), static_cast<int>(k)) << n;
+  }
+}
+
+TEST(WhtIdentities, OrderedMatricesAreSymmetric) {
+  for (Order order : kOrders) {
+    const int n = 6;
+    const std::size_t N = 64;
+    std::vector<std::int32_t> m(N * N, 0);
+    for (std::size_t x = 0; x < N; ++x) m[x * N + x] = 1;
+    fastconv::wht(m, N, N, N, {order});  // row x = transform of e_x = column x of the matrix
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) ASSERT_EQ(m[i * N + j], m[j * N + i]) << to_string(order);
+  }
+}
+
+// Seed 001, Examples 1 and 2: F = [1, 0, 1, 1] has the Walsh spectrum [3, 1, −1, 1].
+TEST(WhtSeed001, Examples1And2) {
+  for (const Backend& b : backends()) {
+    std::vector<std::int64_t> f = {1, 0, 1, 1};
+    fastconv::wht(f, {}, b);
+    EXPECT_EQ(f, (std::vector<std::int64_t>{3, 1, -1, 1})) << b.name();
+    std::vector<float> ff = {1, 0, 1, 1};
+    fastconv::wht(ff, {}, b);
+    EXPECT_EQ(ff, (std::vector<float>{3, 1, -1, 1})) << b.name();
+  }
+}
+
+TEST(WhtFloat, ErrorBoundHoldsAtLargeSizes) {
+  std::mt19937_64 rng(8);
+  for (int n : {16, 20}) {
+    auto x = oracle::random_vector<float>(std::size_t{1} << n, rng);
+    std::vector<double> exact(x.begin(), x.end());  // float inputs, double sums: exact to 2^-53·N·max
+    fastconv::wht(exact);
+    fastconv::wht(x);
+    const double bound = n * oracle::unit_roundoff<float>() * static_cast<double>(oracle::l1(x));
+    for (std::size_t k = 0; k < x.size(); ++k) ASSERT_LE(std::fabs(x[k] - exact[k]), bound) << k;
+  }
+}
+
+TEST(WhtPlanErrors, WrongSizesAreRejected) {
+  std::vector<float> x(6);
+  EXPECT_THROW(fastconv::wht(x), fastconv::Error);
+  std::vector<float> y(8);
+  EXPECT_THROW(WhtPlan<float>(2).execute(y), fastconv::Error);
+  EXPECT_THROW(WhtPlan<float>(2).execute(y, 3, 4), fastconv::Error);  // needs 12 elements
+  EXPECT_THROW(WhtPlan<float>(2).execute(y, 2, 3), fastconv::Error);  // stride < row length
+  EXPECT_THROW(WhtPlan<float>(-1), fastconv::Error);
+  EXPECT_THROW(Backend::from_name("gpu"), fastconv::Error);
+}
+
+TEST(WhtThreads, OneAndTwoThreadsAgreeExactly) {
+  std::mt19937_64 rng(9);
+  auto x = oracle::random_vector<float>(std::size_t{1} << 22, rng);
+  auto a = x, b = x;
+  fastconv::wht(a, {}, Backend::cpu(1));
+  fastconv::wht(b, {}, Backend::cpu(2));
+  EXPECT_TRUE(a == b);
+}
+
+}  // namespace
