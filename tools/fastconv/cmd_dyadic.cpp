@@ -1,0 +1,121 @@
+// fastconv dyadic conv|autocorr|deconv — dyadic (XOR) convolution, autocorrelation and
+// deconvolution. The first operand may be 2-D: each of its rows is processed with the second.
+#include "common.hpp"
+
+namespace fastconv::cli {
+namespace {
+
+enum class Op { conv, autocorr, deconv };
+
+struct DyadicArgs {
+  Op op = Op::conv;
+  std::string first, second, output = "-";
+  ComputeOptions compute;
+};
+
+/// NumPy's promotion of two element types: the wider integer, the wider float, and float64
+/// whenever an integer meets a float.
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  if (is_integer(a) && is_integer(b)) return DType::int64;
+  return DType::float64;
+}
+
+io::Array load(const std::string& path, std::optional<DType> wanted, const char* what) {
+  io::Array a = read_input(path, wanted);
+  log2_exact(a.cols, display_name(path) + ": " + what);
+  return a;
+}
+
+/// Applies `per_row(row)` to each row of `x`; every row result has the same length.
+template <class T, class PerRow>
+io::Array map_rows(const io::Array& x, PerRow&& per_row) {
+  const auto& values = x.values<T>();
+  std::vector<T> out;
+  std::size_t cols = 0;
+  for (std::size_t r = 0; r < x.rows; ++r) {
+    const std::vector<T> row = per_row(std::span<const T>(values.data() + r * x.cols, x.cols));
+    cols = row.size();
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return io::make_array(std::move(out), x.rows, cols, x.two_d);
+}
+
+int run_dyadic(const DyadicArgs& args) {
+  const Backend backend = args.compute.make_backend();
+  const auto wanted = args.compute.requested_dtype();
+  if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
+  io::Array x = load(args.first, wanted, args.op == Op::deconv ? "Y's length" : "F's length");
+  io::Array k;
+  if (args.op != Op::autocorr) {
+    k = load(args.second, wanted, args.op == Op::deconv ? "H's length" : "G's length");
+    if (k.two_d && k.rows > 1)
+      usage_error(display_name(args.second) + ": the second operand must be 1-D (it has " + std::to_string(k.rows) + " rows)");
+  }
+  DType type = args.op == Op::autocorr ? x.dtype() : promote(x.dtype(), k.dtype());
+  if (args.op == Op::deconv && !wanted && is_integer(type)) type = DType::float64;  // exact only on request
+  if (wanted) type = *wanted;
+  x = to_dtype(x, type, args.first);
+  if (args.op != Op::autocorr) k = to_dtype(k, type, args.second);
+
+  const io::Array result = with_type(type, [&]<class T>() {
+    switch (args.op) {
+      case Op::conv: {
+        const DyadicSystem<T> system(k.values<T>(), backend);
+        return map_rows<T>(x, [&](std::span<const T> row) { return system.apply(row); });
+      }
+      case Op::autocorr:
+        return map_rows<T>(x, [&](std::span<const T> row) { return autocorrelate(row, backend); });
+      case Op::deconv:
+        return map_rows<T>(x, [&](std::span<const T> row) { return deconvolve(row, k.values<T>(), backend); });
+    }
+    return io::Array{};
+  });
+  write_output(args.output, result);
+  return 0;
+}
+
+void add_common(CLI::App* cmd, const std::shared_ptr<DyadicArgs>& args) {
+  cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
+  args->compute.add_to(*cmd);
+}
+
+}  // namespace
+
+void add_dyadic_command(CLI::App& app, Action& action) {
+  CLI::App* dyadic = app.add_subcommand("dyadic", "Dyadic (XOR) convolution, autocorrelation and deconvolution");
+  dyadic->require_subcommand(1);
+  dyadic->footer(
+      "C(t) = sum_x f(x) g(x XOR t) (seed 001, eq. 1). Lengths are powers of two; the shorter operand is\n"
+      "zero-padded. Dyadic correlation is the same sum as convolution. A 2-D first operand is a batch:\n"
+      "each row is processed with the second operand. Integer inputs give exact integer results.");
+
+  auto conv = std::make_shared<DyadicArgs>();
+  CLI::App* c = dyadic->add_subcommand("conv", "Dyadic convolution (= correlation) of F and G");
+  c->add_option("F", conv->first, "First operand (file, or - for standard input)")->required();
+  c->add_option("G", conv->second, "Second operand (file, or -)")->required();
+  add_common(c, conv);
+  c->footer("Example: fastconv dyadic conv f.txt g.txt   (f = 1 0 1 1, g = 0 1 0 1 -> 1 2 1 2)");
+  c->callback([conv, &action] { action = [conv] { return run_dyadic(*conv); }; });
+
+  auto auto_ = std::make_shared<DyadicArgs>();
+  auto_->op = Op::autocorr;
+  CLI::App* a = dyadic->add_subcommand("autocorr", "Dyadic autocorrelation R(t) = sum_x f(x) f(x XOR t)");
+  a->add_option("F", auto_->first, "Operand (file, or - for standard input) [default: -]");
+  auto_->first = "-";
+  add_common(a, auto_);
+  a->callback([auto_, &action] { action = [auto_] { return run_dyadic(*auto_); }; });
+
+  auto de = std::make_shared<DyadicArgs>();
+  de->op = Op::deconv;
+  CLI::App* d = dyadic->add_subcommand("deconv", "Deconvolution (system identification): F with conv(F, H) = Y");
+  d->add_option("Y", de->first, "System output (file, or -)")->required();
+  d->add_option("H", de->second, "Impulse response (file, or -)")->required();
+  add_common(d, de);
+  d->footer(
+      "Integer inputs are deconvolved in float64 unless --dtype int32/int64 asks for the exact integer\n"
+      "result (an error if it is not an integer signal). A zero in H's Walsh spectrum is an error.");
+  d->callback([de, &action] { action = [de] { return run_dyadic(*de); }; });
+}
+
+}  // namespace fastconv::cli

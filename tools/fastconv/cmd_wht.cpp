@@ -1,0 +1,70 @@
+// fastconv wht — the Walsh–Hadamard transform of a vector or of each row of a batch.
+#include "common.hpp"
+
+namespace fastconv::cli {
+namespace {
+
+struct WhtArgs {
+  std::string input = "-";
+  std::string output = "-";
+  std::string order = "hadamard";
+  std::string normalize;
+  bool inverse = false;
+  ComputeOptions compute;
+};
+
+WhtOptions parse_options(const WhtArgs& args) {
+  WhtOptions options;
+  const auto order = parse_order(args.order);
+  if (!order) usage_error("--order: unknown order '" + args.order + "': use hadamard, sequency or paley");
+  options.order = *order;
+  if (!args.normalize.empty()) {
+    const auto norm = parse_normalization(args.normalize);
+    if (!norm) usage_error("--normalize: unknown normalisation '" + args.normalize + "': use none, orthonormal or inverse");
+    if (args.inverse && *norm != Normalization::inverse)
+      usage_error("--inverse means --normalize inverse and contradicts --normalize " + args.normalize);
+    options.normalization = *norm;
+  } else if (args.inverse) {
+    options.normalization = Normalization::inverse;
+  }
+  return options;
+}
+
+int run_wht(const WhtArgs& args) {
+  const WhtOptions options = parse_options(args);
+  const Backend backend = args.compute.make_backend();
+  const auto wanted = args.compute.requested_dtype();
+  io::Array array = read_input(args.input, wanted);
+  if (wanted) array = to_dtype(array, *wanted, args.input);
+  const int log2n = log2_exact(array.cols, display_name(args.input) + ": each row");
+  with_type(array.dtype(), [&]<class T>() {
+    auto& values = array.values<T>();
+    WhtPlan<T>(log2n, options, backend).execute(std::span<T>(values), array.rows, array.cols);
+  });
+  write_output(args.output, array);
+  return 0;
+}
+
+}  // namespace
+
+void add_wht_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<WhtArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "wht", "Walsh–Hadamard transform of a vector (or of each row of a 2-D input), length 2^n");
+  cmd->footer(
+      "Examples:\n"
+      "  echo \"1 0 1 1\" | fastconv wht                 -> 3 1 -1 1\n"
+      "  fastconv wht --order sequency --normalize orthonormal x.npy y.npy\n"
+      "  fastconv wht --inverse spectrum.txt            (inverse = forward / N)\n"
+      "Formats follow the extension: .txt/.csv/.tsv/.dat text, .npy NumPy, .bin/.raw raw (needs --dtype).\n"
+      "Integer input gives exact integer output; a result that does not fit is an error.");
+  cmd->add_option("INPUT", args->input, "Input file, or - for standard input (text) [default: -]");
+  cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
+  cmd->add_option("--order", args->order, "Output order: hadamard (natural, default), sequency (Walsh), paley (dyadic)");
+  cmd->add_option("--normalize", args->normalize, "Normalisation: none (default), orthonormal (1/sqrt N), inverse (1/N)");
+  cmd->add_flag("--inverse", args->inverse, "Inverse transform (same as --normalize inverse)");
+  args->compute.add_to(*cmd);
+  cmd->callback([args, &action] { action = [args] { return run_wht(*args); }; });
+}
+
+}  // namespace fastconv::cli

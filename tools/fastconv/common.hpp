@@ -1,0 +1,59 @@
+// tools/fastconv/common.hpp — what the subcommands share: options, input, output, errors.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fastconv/fastconv.hpp"
+#include "io/array_io.hpp"
+
+namespace fastconv::cli {
+
+/// The action a parsed subcommand runs; returns the process exit code.
+using Action = std::function<int()>;
+
+/// Options every computing subcommand takes.
+struct ComputeOptions {
+  std::string backend = "auto";
+  int threads = 0;
+  std::string dtype;  ///< empty: the input's own type
+
+  void add_to(CLI::App& command);
+  [[nodiscard]] Backend make_backend() const;
+  [[nodiscard]] std::optional<DType> requested_dtype() const;
+};
+
+/// Reads INPUT ("-" = stdin as text) in the format its extension names; raw files need `dtype`.
+io::Array read_input(const std::string& path, std::optional<DType> dtype);
+/// Converts to `dtype` (checked: no value changes silently except int → float rounding).
+io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source);
+/// Writes OUTPUT ("-" = stdout as text), atomically for files.
+void write_output(const std::string& path, const io::Array& array);
+/// "<stdin>" for "-", else the path.
+std::string display_name(const std::string& path);
+
+/// Runs `body` on the C++ element type that `dtype` names.
+template <class Body>
+decltype(auto) with_type(DType dtype, Body&& body) {
+  switch (dtype) {
+    case DType::float32: return body.template operator()<float>();
+    case DType::float64: return body.template operator()<double>();
+    case DType::int32: return body.template operator()<std::int32_t>();
+    case DType::int64: return body.template operator()<std::int64_t>();
+  }
+  return body.template operator()<double>();
+}
+
+/// Throws an invalid_argument Error with `message`.
+[[noreturn]] void usage_error(const std::string& message);
+
+void add_wht_command(CLI::App& app, Action& action);
+void add_dyadic_command(CLI::App& app, Action& action);
+void add_info_command(CLI::App& app, Action& action);
+void add_demo_command(CLI::App& app, Action& action);
+
+}  // namespace fastconv::cli

@@ -1,0 +1,46 @@
+// fastconv — the command-line tool. Exit codes: 0 success, 2 bad input or usage,
+// 1 environment or device failure. Errors go to stderr as "fastconv: error: <message>".
+#include <iostream>
+#include <new>
+
+#include "common.hpp"
+
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::cerr << "fastconv: error: " << message << '\n';
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fastconv;
+  CLI::App app{"fastconv — fast Walsh–Hadamard transform and dyadic convolution", "fastconv"};
+  app.set_version_flag("--version", "fastconv " + std::string(version()));
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::simple);
+
+  cli::Action action;
+  cli::add_wht_command(app, action);
+  cli::add_dyadic_command(app, action);
+  cli::add_info_command(app, action);
+  cli::add_demo_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return fail(std::string(e.what()) + " (see 'fastconv --help')", 2);
+  }
+
+  try {
+    return action();
+  } catch (const Error& e) {
+    return fail(e.what(), e.code() == ErrorCode::device ? 1 : 2);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory", 1);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what(), 1);
+  }
+}
