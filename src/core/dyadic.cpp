@@ -48,7 +48,7 @@ u128 convolution_bound(std::span<const T> f, std::span<const T> g) {
 [[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n) {
   throw Error(ErrorCode::overflow,
               std::string(op) + " of " + std::string(type) + " data may overflow: its values are bounded only by " +
-                  to_string(static_cast<i128>(bound)) + " and computing them exactly at 2^" + std::to_string(log2n) +
+                  (bound == ~u128{0} ? std::string("2^128 or more") : to_string(bound)) + " and computing them exactly at 2^" + std::to_string(log2n) +
                   " points would need more than 128 bits; scale the inputs down or use a floating-point dtype");
 }
 
@@ -155,12 +155,13 @@ std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int 
   wht->execute(ys.data(), 1, size, 1.0);
   wht->execute(hs.data(), 1, size, 1.0);
   const std::string not_integer = "the result is not an integer signal; use a floating-point dtype";
+  for (std::size_t k = 0; k < h.size(); ++k)  // the padded h's spectrum repeats h's own
+    if (hs[k] == 0)
+      throw Error(ErrorCode::invalid_argument, "deconvolve: the Walsh spectrum of h is zero at index " +
+                                                   std::to_string(k) +
+                                                   ": the system is singular and its input cannot be identified");
   for (std::size_t k = 0; k < size; ++k) {
     const i128 hk = signed_value(hs[k]), yk = signed_value(ys[k]);
-    if (hk == 0)
-      throw Error(ErrorCode::invalid_argument,
-                  "deconvolve: the Walsh spectrum of h is zero at index " + std::to_string(k & (h.size() - 1)) +
-                      ": the system is singular and its input cannot be identified");
     if (yk % hk != 0)
       throw Error(ErrorCode::invalid_argument, "deconvolve: Walsh coefficient " + std::to_string(k) + " of y (" +
                                                    to_string(yk) + ") is not a multiple of that of h (" +

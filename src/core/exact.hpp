@@ -43,13 +43,17 @@ inline bool below_power_of_two(u128 bound, int shift, int bits) noexcept {
   return bound < (u128{1} << (bits - shift));
 }
 
-inline std::string to_string(i128 v) {
-  if (v == 0) return "0";
-  const bool negative = v < 0;
-  u128 m = negative ? u128{0} - static_cast<u128>(v) : static_cast<u128>(v);
+inline std::string to_string(u128 m) {
   std::string digits;
-  for (; m != 0; m /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
-  return negative ? "-" + digits : digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+    m /= 10;
+  } while (m != 0);
+  return digits;
+}
+
+inline std::string to_string(i128 v) {
+  return v < 0 ? "-" + to_string(u128{0} - static_cast<u128>(v)) : to_string(static_cast<u128>(v));
 }
 
 /// The signed value a ring word holds (two's complement of its width).

@@ -29,6 +29,8 @@ std::string display_name(const std::string& path) { return path == "-" ? "<stdin
 
 io::Array read_input(const std::string& path, std::optional<DType> dtype) {
   if (path == "-") return io::read_text(std::cin, "<stdin>");
+  if (!dtype && io::format_of(path) == io::Format::raw)
+    usage_error(path + ": a raw file does not record its element type: give --dtype float32, float64, int32 or int64");
   return io::read_file(path, dtype);
 }
 

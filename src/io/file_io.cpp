@@ -1,0 +1,59 @@
+// Choosing the format by extension, and reading and writing whole files.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "io/array_io.hpp"
+#include "io/detail.hpp"
+#include "io/files.hpp"
+
+namespace fastconv::io {
+namespace {
+
+constexpr std::string_view kExtensions = "use .txt, .csv, .tsv, .dat, .npy, .bin or .raw";
+
+}  // namespace
+
+Format format_of(const std::filesystem::path& path) {
+  const std::string extension = path.extension().string();
+  std::string lower = extension;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == ".npy") return Format::npy;
+  if (lower == ".bin" || lower == ".raw") return Format::raw;
+  if (lower == ".txt" || lower == ".csv" || lower == ".tsv" || lower == ".dat") return Format::text;
+  const std::string problem = extension.empty() ? "no extension" : "unknown extension '" + extension + "'";
+  detail::fail(ErrorCode::invalid_argument, path.string(), problem + ": " + std::string(kExtensions));
+}
+
+Array read_file(const std::filesystem::path& path, std::optional<DType> raw_dtype) {
+  switch (format_of(path)) {
+    case Format::npy: return read_npy(path);
+    case Format::raw:
+      if (!raw_dtype) {
+        detail::fail(ErrorCode::invalid_argument, path.string(),
+                     "a raw file does not record its element type: name one (float32, float64, int32 or int64)");
+      }
+      return read_raw(path, *raw_dtype);
+    case Format::text: break;
+  }
+  // Read through InputFile, not std::ifstream, so a missing file is reported with its reason.
+  std::istringstream text(detail::InputFile(path).read_rest());
+  return read_text(text, path.string());
+}
+
+void write_file(const std::filesystem::path& path, const Array& array) {
+  const Format format = format_of(path);
+  detail::require_consistent(array, path.string());
+  detail::AtomicFile file(path);
+  switch (format) {
+    case Format::text: detail::write_text_chunks(array, [&](std::string_view text) { file.write(text); }); break;
+    case Format::npy:
+      file.write(detail::npy_header(array));
+      file.write(detail::value_bytes(array));
+      break;
+    case Format::raw: file.write(detail::value_bytes(array)); break;
+  }
+  file.commit();
+}
+
+}  // namespace fastconv::io

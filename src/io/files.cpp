@@ -1,0 +1,129 @@
+#include "io/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "io/detail.hpp"
+
+namespace fastconv::io::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail_errno(std::string_view source, std::string_view action, int error) {
+  fail(ErrorCode::io, source, std::string(action) + ": " + std::strerror(error));
+}
+
+// Unique enough that O_EXCL rarely has to retry; O_EXCL, not the name, guarantees safety.
+std::string temporary_name(const fs::path& target) {
+  static std::atomic<std::uint64_t> counter{0};
+  const auto clock = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::uint64_t tag =
+      clock ^ (static_cast<std::uint64_t>(::getpid()) << 40) ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ULL);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(tag));
+  // Shortened so that a name near NAME_MAX (255) still leaves room for the decoration.
+  return "." + target.filename().string().substr(0, 200) + ".tmp-" + hex;
+}
+
+}  // namespace
+
+InputFile::InputFile(const fs::path& path) : name_(path.string()) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail_errno(name_, "cannot open", errno);
+  struct stat info {};
+  const int error = ::fstat(fd_, &info) != 0 ? errno : S_ISDIR(info.st_mode) ? EISDIR : 0;
+  if (error != 0) {
+    ::close(fd_);
+    fail_errno(name_, "cannot open", error);
+  }
+  regular_ = S_ISREG(info.st_mode);
+  size_ = static_cast<std::uint64_t>(info.st_size);
+}
+
+InputFile::~InputFile() { ::close(fd_); }
+
+std::uint64_t InputFile::size() const {
+  if (!regular_) fail(ErrorCode::io, name_, "not a regular file: binary input must be a file whose size is known");
+  return size_;
+}
+
+std::size_t InputFile::read_some(char* destination, std::size_t count) {
+  ssize_t n = 0;
+  do {
+    n = ::read(fd_, destination, count);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) fail_errno(name_, "cannot read", errno);
+  return static_cast<std::size_t>(n);
+}
+
+void InputFile::read_exact(void* destination, std::size_t count) {
+  auto* out = static_cast<char*>(destination);
+  while (count > 0) {
+    const std::size_t n = read_some(out, count);
+    if (n == 0) {
+      fail(ErrorCode::io, name_,
+           "truncated: the file ended " + std::to_string(count) + " bytes early (did it change while being read?)");
+    }
+    out += n;
+    count -= n;
+  }
+}
+
+std::string InputFile::read_rest() {
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (const std::size_t n = read_some(chunk.data(), chunk.size())) text.append(chunk.data(), n);
+  return text;
+}
+
+AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  int error = EEXIST;
+  for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
+    temporary_ = directory / temporary_name(target);
+    // open() rather than mkstemp() so the file gets the mode the umask gives any new file.
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    error = fd_ < 0 ? errno : 0;
+  }
+  if (error != 0) {
+    fail_errno(target.string(), "cannot create a temporary file in '" + directory.string() + "'", error);
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temporary_.c_str());
+}
+
+void AtomicFile::write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno(target_.string(), "cannot write", errno);
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void AtomicFile::commit() {
+  const int closed = ::close(fd_);
+  fd_ = -1;
+  // close() reports write errors that were deferred (NFS, quotas).
+  if (closed != 0) fail_errno(target_.string(), "cannot write", errno);
+  std::error_code error;
+  fs::rename(temporary_, target_, error);
+  if (error) fail(ErrorCode::io, target_.string(), "cannot replace it with the new file: " + error.message());
+  committed_ = true;
+}
+
+}  // namespace fastconv::io::detail

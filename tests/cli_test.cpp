@@ -1,0 +1,219 @@
+// The fastconv command line: results on the seed's examples, and every error path checked
+// for its message, its exit code and the absence of any output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "io/array_io.hpp"
+
+#ifndef FASTCONV_CLI_PATH
+#error "FASTCONV_CLI_PATH must point at the fastconv executable"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fastconv_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path path(const std::string& name) const { return dir_ / name; }
+
+  void write(const std::string& name, const std::string& content) const {
+    std::ofstream(path(name), std::ios::binary) << content;
+  }
+
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  /// Runs `fastconv ARGS` in the test directory with `input` on stdin.
+  Result run(const std::string& args, const std::string& input = "") const {
+    write(".stdin", input);
+    const std::string cmd = "cd '" + dir_.string() + "' && '" FASTCONV_CLI_PATH "' " + args +
+                            " < .stdin > .stdout 2> .stderr";
+    const int status = std::system(cmd.c_str());
+    Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path(".stdout")), read(path(".stderr"))};
+    fs::remove(path(".stdin"));
+    fs::remove(path(".stdout"));
+    fs::remove(path(".stderr"));
+    return r;
+  }
+
+  /// Files in the test directory (to check that a failed run left nothing behind).
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  /// A failing run: exit 2, one "fastconv: error:" line containing `fragment`, no stdout, and
+  /// the directory exactly as before.
+  void expect_bad_input(const std::string& args, const std::string& fragment, const std::string& input = "") {
+    const auto before = files();
+    const Result r = run(args, input);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("fastconv: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << "expected '" << fragment << "' in: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_EQ(files(), before) << args;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, IssueExamples) {
+  EXPECT_EQ(run("wht", "1 0 1 1\n").out, "3 1 -1 1\n");
+  write("f.txt", "1 0 1 1\n");
+  write("g.txt", "0 1 0 1\n");
+  const Result r = run("dyadic conv f.txt g.txt");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "1 2 1 2\n");
+}
+
+TEST_F(Cli, WhtOptions) {
+  EXPECT_EQ(run("wht --order sequency", "1 0 1 1").out, "3 -1 1 1\n");
+  EXPECT_EQ(run("wht --order paley", "1 0 1 1").out, "3 -1 1 1\n");
+  EXPECT_EQ(run("wht --inverse", "3 1 -1 1").out, "1 0 1 1\n");
+  EXPECT_EQ(run("wht --normalize inverse --dtype float64", "1 0 1 1").out, "0.75 0.25 -0.25 0.25\n");
+  EXPECT_EQ(run("wht --normalize orthonormal", "1 1 1 1").out, "2 0 0 0\n");
+  EXPECT_EQ(run("wht --backend reference --dtype float32", "0.1 0.2").out, "0.3 -0.1\n");
+  EXPECT_EQ(run("wht", "# a comment\n1, 0\n0, 1\n").out, "1 1\n1 -1\n");  // a batch of two rows
+  EXPECT_EQ(run("wht --threads 1 - -", "5").out, "5\n");
+}
+
+TEST_F(Cli, FilesInEveryFormat) {
+  write("x.txt", "1 2 3 4 5 6 7 8\n");
+  ASSERT_EQ(run("wht x.txt y.npy").code, 0);
+  const auto y = fastconv::io::read_npy(path("y.npy"));
+  EXPECT_EQ(y.values<std::int64_t>(), (std::vector<std::int64_t>{36, -4, -8, 0, -16, 0, 0, 0}));
+  ASSERT_EQ(run("wht --inverse y.npy z.bin").code, 0);
+  EXPECT_EQ(fs::file_size(path("z.bin")), 64u);
+  const Result r = run("wht --dtype int64 z.bin -");
+  EXPECT_EQ(r.out, "36 -4 -8 0 -16 0 0 0\n") << r.err;
+  ASSERT_EQ(run("dyadic autocorr x.txt r.csv").code, 0);
+  EXPECT_EQ(read(path("r.csv")), "204 200 188 184 140 136 124 120\n");
+}
+
+TEST_F(Cli, DyadicOperations) {
+  write("f.txt", "1 0 1 1");
+  write("g.txt", "0 1 0 1");
+  write("h2.txt", "1 2");
+  EXPECT_EQ(run("dyadic conv f.txt h2.txt").out, "1 2 3 3\n");  // h zero-padded to 4
+  EXPECT_EQ(run("dyadic conv - g.txt", "1 0 1 1\n0 0 0 1").out, "1 2 1 2\n1 0 1 0\n");  // rows of F
+  EXPECT_EQ(run("dyadic deconv - g.txt", "1 2 1 2").code, 2);  // g's spectrum has zeros
+  write("h.txt", "2 1 0 0");
+  const Result y = run("dyadic conv f.txt h.txt");
+  EXPECT_EQ(y.out, "2 1 3 3\n");
+  EXPECT_EQ(run("dyadic deconv - h.txt", y.out).out, "1 0 1 1\n");
+  EXPECT_EQ(run("dyadic deconv --dtype int64 - h.txt", y.out).out, "1 0 1 1\n");
+  EXPECT_EQ(run("dyadic autocorr", "1 0 1 1").out, "3 2 2 2\n");
+}
+
+TEST_F(Cli, HelpAndVersion) {
+  for (const std::string cmd : {"", "wht ", "dyadic ", "dyadic conv ", "dyadic autocorr ", "dyadic deconv ",
+                                "info ", "demo "}) {
+    const Result r = run(cmd + "--help");
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << r.out;
+  }
+  EXPECT_EQ(run("--version").out, "fastconv 0.1.0\n");
+  const Result info = run("info");
+  EXPECT_EQ(info.code, 0);
+  EXPECT_NE(info.out.find("reference"), std::string::npos);
+  EXPECT_NE(info.out.find("cpu:"), std::string::npos);
+}
+
+TEST_F(Cli, UsageErrors) {
+  expect_bad_input("wht --bogus", "--bogus");
+  expect_bad_input("", "subcommand");
+  expect_bad_input("frobnicate", "unknown command 'frobnicate'");
+  expect_bad_input("wht --order zigzag", "unknown order 'zigzag'", "1 2");
+  expect_bad_input("wht --normalize half", "unknown normalisation 'half'", "1 2");
+  expect_bad_input("wht --inverse --normalize orthonormal", "contradicts", "1 2");
+  expect_bad_input("wht --dtype complex64", "unknown type 'complex64'", "1 2");
+  expect_bad_input("wht --backend gpu", "valid backends are auto, reference, cpu", "1 2");
+  expect_bad_input("wht --threads -1", "--threads", "1 2");
+  expect_bad_input("dyadic conv - -", "only one operand", "1 2");
+}
+
+TEST_F(Cli, BadInputs) {
+  expect_bad_input("wht missing.txt out.txt", "missing.txt: cannot open");
+  expect_bad_input("wht x.doc out.txt", "unknown extension '.doc'");
+  expect_bad_input("wht - out.txt", "power of two", "1 2 3\n");
+  expect_bad_input("wht", "no values", "");
+  expect_bad_input("wht", "no values", "# only a comment\n\n");
+  expect_bad_input("wht", "'abc' is not a number", "1 abc 3 4");
+  expect_bad_input("wht", "NaN and infinities are not accepted", "1 nan");
+  expect_bad_input("wht", "NaN and infinities are not accepted", "1 -inf");
+  expect_bad_input("wht", "same number of values", "1 2\n3 4 5 6\n");
+  expect_bad_input("wht --dtype int32", "int32", "1 2 3 4.5");
+  expect_bad_input("wht --dtype int32", "overflow", "1073741824 1073741824");
+  expect_bad_input("wht --dtype int64 --inverse", "not divisible", "1 0 1 1");
+  expect_bad_input("wht --dtype int64 --normalize orthonormal", "cannot be exact", "1 0");
+
+  write("x.bin", std::string(12, '\0'));
+  expect_bad_input("wht x.bin out.txt", "give --dtype");
+  expect_bad_input("wht --dtype float64 x.bin out.txt", "not a multiple of 8");
+
+  write("bad.npy", "\x93NUMPY garbage");
+  expect_bad_input("wht bad.npy out.txt", "bad.npy");
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }";
+  header.resize(117, ' ');
+  header += '\n';
+  const std::string npy_prefix = std::string("\x93NUMPY\x01\x00", 8) + std::string(1, static_cast<char>(118)) +
+                                 std::string(1, '\0') + header;
+  write("short.npy", npy_prefix + std::string(16, '\0'));  // 2 of the 4 doubles
+  expect_bad_input("wht short.npy out.txt", "truncated");
+  std::string be = npy_prefix;
+  be.replace(be.find("<f8"), 3, ">f8");
+  write("be.npy", be + std::string(32, '\0'));
+  expect_bad_input("wht be.npy out.txt", "'>f8'");
+  std::string c8 = npy_prefix;
+  c8.replace(c8.find("<f8"), 3, "<c8");
+  write("c8.npy", c8 + std::string(32, '\0'));
+  expect_bad_input("wht c8.npy out.txt", "'<c8'");
+
+  write("f.txt", "1 0 1 1");
+  write("h.txt", "1 1 0 0");
+  expect_bad_input("dyadic deconv f.txt h.txt out.txt", "zero at index 1");
+  expect_bad_input("dyadic deconv --dtype int64 f.txt h.txt out.txt", "zero at index 1");
+  write("three.txt", "1 2 3");
+  expect_bad_input("dyadic conv f.txt three.txt", "power of two");
+  write("rows.txt", "1 2\n3 4\n");
+  expect_bad_input("dyadic conv f.txt rows.txt", "must be 1-D");
+}
+
+TEST_F(Cli, FailuresNeverTouchAnExistingOutput) {
+  write("out.txt", "precious\n");
+  write("bad.txt", "1 2 3");
+  expect_bad_input("wht bad.txt out.txt", "power of two");
+  EXPECT_EQ(read(path("out.txt")), "precious\n");
+  expect_bad_input("wht --dtype int32 - out.txt", "overflow", "2147483647 1");
+  EXPECT_EQ(read(path("out.txt")), "precious\n");
+  expect_bad_input("wht - nodir/out.txt", "nodir", "1 2");
+}
+
+}  // namespace
