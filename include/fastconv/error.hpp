@@ -9,7 +9,7 @@ namespace fastconv {
 
 /// What kind of failure an Error reports. The CLI maps invalid_argument, io,
 /// unsupported and overflow to exit code 2 (bad input) and device to exit code 1
-/// (environment), except io errors that come from the environment (see Error::environment).
+/// (environment).
 enum class ErrorCode {
   invalid_argument,  ///< bad sizes, lengths, options or values
   io,                ///< a file could not be read or written, or is malformed

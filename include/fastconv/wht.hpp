@@ -66,7 +66,7 @@ int log2_exact(std::size_t length, std::string_view what);
 template <Element T>
 class WhtPlan {
  public:
-  /// Throws invalid_argument if log2n is outside [0, 40], unsupported as described above.
+  /// Throws invalid_argument if log2n is outside [0, 48], unsupported as described above.
   explicit WhtPlan(int log2n, WhtOptions options = {}, Backend backend = Backend::best());
   ~WhtPlan();
   WhtPlan(WhtPlan&&) noexcept;

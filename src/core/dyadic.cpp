@@ -62,7 +62,8 @@ void store_exact(const std::vector<W>& ring, int log2n, std::span<T> out, std::s
       throw Error(ErrorCode::overflow, std::string(op) + " overflows " + std::string(type_name<T>()) +
                                            ": output element " + std::to_string(t) + " = " + to_string(v) +
                                            " is outside the " + std::string(type_name<T>()) +
-                                           " range; use int64 or a floating-point dtype");
+                                           " range; use " + (std::is_same_v<T, std::int32_t> ? "int64 or " : "") +
+                                           "a floating-point dtype");
   }
   for (std::size_t t = 0; t < ring.size(); ++t) out[t] = static_cast<T>(signed_value(ring[t]) >> log2n);
 }

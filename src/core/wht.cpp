@@ -151,7 +151,8 @@ struct WhtPlan<T>::Impl {
         throw Error(ErrorCode::overflow, "WHT overflows " + std::string(type_name<T>()) + ": output " +
                                              position(j) + " = " + detail::to_string(v / divisor) +
                                              " is outside the " + std::string(type_name<T>()) +
-                                             " range; use int64 or a floating-point dtype");
+                                             " range; use " + (std::is_same_v<T, std::int32_t> ? "int64 or " : "") +
+                                             "a floating-point dtype");
     }
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < n; ++i)
