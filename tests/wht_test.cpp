@@ -260,7 +260,6 @@ TEST(WhtIdentities, SequencyRowKHasKSignChanges) {
 
 TEST(WhtIdentities, OrderedMatricesAreSymmetric) {
   for (Order order : kOrders) {
-    const int n = 6;
     const std::size_t N = 64;
     std::vector<std::int32_t> m(N * N, 0);
     for (std::size_t x = 0; x < N; ++x) m[x * N + x] = 1;
