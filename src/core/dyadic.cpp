@@ -58,12 +58,7 @@ template <class T, class W>
 void store_exact(const std::vector<W>& ring, int log2n, std::span<T> out, std::string_view op) {
   for (std::size_t t = 0; t < ring.size(); ++t) {
     const i128 v = signed_value(ring[t]) >> log2n;
-    if (!fits<T>(v))
-      throw Error(ErrorCode::overflow, std::string(op) + " overflows " + std::string(type_name<T>()) +
-                                           ": output element " + std::to_string(t) + " = " + to_string(v) +
-                                           " is outside the " + std::string(type_name<T>()) +
-                                           " range; use " + (std::is_same_v<T, std::int32_t> ? "int64 or " : "") +
-                                           "a floating-point dtype");
+    if (!fits<T>(v)) throw_overflow<T>(op, "element " + std::to_string(t), v);
   }
   for (std::size_t t = 0; t < ring.size(); ++t) out[t] = static_cast<T>(signed_value(ring[t]) >> log2n);
 }

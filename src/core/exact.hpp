@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/backend_impl.hpp"
+#include "fastconv/error.hpp"
+#include "fastconv/types.hpp"
 
 namespace fastconv::detail {
 
@@ -71,6 +73,15 @@ using ring_of = std::make_unsigned_t<I>;
 template <class I>
 constexpr bool fits(i128 v) noexcept {
   return v >= std::numeric_limits<I>::min() && v <= std::numeric_limits<I>::max();
+}
+
+/// The overflow Error of an exact integer operation `op` whose output at `where` is `value`.
+template <class I>
+[[noreturn]] void throw_overflow(std::string_view op, const std::string& where, i128 value) {
+  const std::string type(to_string(dtype_of<I>));
+  throw Error(ErrorCode::overflow, std::string(op) + " overflows " + type + ": output " + where + " = " +
+                                       to_string(value) + " is outside the " + type + " range; use " +
+                                       (std::is_same_v<I, std::int32_t> ? "int64 or " : "") + "a floating-point dtype");
 }
 
 }  // namespace fastconv::detail

@@ -147,12 +147,7 @@ struct WhtPlan<T>::Impl {
                         std::string(type_name<T>()) + " data is not exact: output " + position(j) + " = " +
                         detail::to_string(v) + " is not divisible by " + detail::to_string(divisor) +
                         "; use a floating-point dtype");
-      if (!detail::fits<T>(v / divisor))
-        throw Error(ErrorCode::overflow, "WHT overflows " + std::string(type_name<T>()) + ": output " +
-                                             position(j) + " = " + detail::to_string(v / divisor) +
-                                             " is outside the " + std::string(type_name<T>()) +
-                                             " range; use " + (std::is_same_v<T, std::int32_t> ? "int64 or " : "") +
-                                             "a floating-point dtype");
+      if (!detail::fits<T>(v / divisor)) detail::throw_overflow<T>("WHT", position(j), v / divisor);
     }
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < n; ++i)
