@@ -83,15 +83,31 @@ void strided_stages(W* x, std::size_t stride, int rows_log2, std::size_t width) 
   }
 }
 
+/// Stages s0 … m−1 of a contiguous block of 2^m words, two at a time: the inner loop runs over
+/// the h = 2^s contiguous words of each butterfly group.
+template <class W>
+void contiguous_stages(W* x, int m, int s0) {
+  const std::size_t n_words = std::size_t{1} << m;
+  int s = s0;
+  for (; s + 2 <= m; s += 2) {
+    const std::size_t h = std::size_t{1} << s;
+    for (std::size_t i = 0; i < n_words; i += 4 * h) radix4(x + i, x + i + h, x + i + 2 * h, x + i + 3 * h, h);
+  }
+  if (s < m) {
+    const std::size_t h = std::size_t{1} << s;
+    for (std::size_t i = 0; i < n_words; i += 2 * h) radix2(x + i, x + i + h, h);
+  }
+}
+
 /// All stages of a contiguous block of 2^m words that fits in cache.
 template <class W>
 void block_transform(W* x, int m) {
-  if (m < 3) {  // too short for the 8-point kernel: rows of one word
-    strided_stages(x, 1, m, 1);
+  if (m < 3) {  // too short for the 8-point kernel
+    contiguous_stages(x, m, 0);
     return;
   }
   radix8_groups(x, std::size_t{1} << m);
-  strided_stages(x, 8, m - 3, 8);
+  contiguous_stages(x, m, 3);
 }
 
 template <class W>
