@@ -26,11 +26,6 @@ std::vector<W> to_words(std::span<const T> values, std::size_t size) {
   return words;
 }
 
-template <class T>
-std::string_view type_name() {
-  return to_string(dtype_of<T>);
-}
-
 /// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
 enum class Ring { u64, u128, none };
 Ring choose_ring(u128 bound, int log2n) {
@@ -63,15 +58,28 @@ void store_exact(const std::vector<W>& ring, int log2n, std::span<T> out, std::s
   for (std::size_t t = 0; t < ring.size(); ++t) out[t] = static_cast<T>(signed_value(ring[t]) >> log2n);
 }
 
-/// out = N⁻¹·W(spectrum ⊙ W·x) in word type W; `x` at 2^log2n points, the spectrum from 2^m ≤ 2^log2n.
+/// The spectrum of `values` in words W; floats go straight from the caller's data, integers
+/// through a sign-extended copy in the ring.
+template <class W, class T>
+std::unique_ptr<Spectrum> spectrum_of(const DyadicKernel& kernel, std::span<const T> values) {
+  if constexpr (std::is_same_v<W, T>) {
+    return kernel.spectrum(values.data());
+  } else {
+    const auto words = to_words<W>(values, values.size());
+    return kernel.spectrum(words.data());
+  }
+}
+
+/// out = N⁻¹·W(spectrum ⊙ W·x) in word type W, x and out at 2^log2n points (they may alias);
+/// the spectrum may come from 2^m ≤ 2^log2n points. `same_size` is a kernel at 2^log2n, if at hand.
 template <class W>
-void apply_words(const BackendImpl& b, const DyadicKernel* same_size, const Spectrum& s, int log2n,
-                 std::vector<W>& x) {
+void apply_words(const BackendImpl& b, const DyadicKernel* same_size, const Spectrum& s, int log2n, const W* x,
+                 W* out) {
   const double scale = std::ldexp(1.0, -log2n);
   if (same_size != nullptr) {
-    same_size->apply(s, x.data(), x.data(), scale);
+    same_size->apply(s, x, out, scale);
   } else {
-    b.make_dyadic(log2n, word_of<W>)->apply(s, x.data(), x.data(), scale);
+    b.make_dyadic(log2n, word_of<W>)->apply(s, x, out, scale);
   }
 }
 
@@ -83,21 +91,15 @@ std::vector<W> convolve_words(const BackendImpl& b, std::span<const T> f, std::s
   const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
   const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
   const auto kernel = b.make_dyadic(n_short, word_of<W>);
-  const auto short_words = to_words<W>(shorter, shorter.size());
-  const auto spectrum = kernel->spectrum(short_words.data());
+  const auto spectrum = spectrum_of<W>(*kernel, shorter);
   auto out = to_words<W>(longer, longer.size());
-  apply_words(b, n_long == n_short ? kernel.get() : nullptr, *spectrum, n_long, out);
+  apply_words(b, n_long == n_short ? kernel.get() : nullptr, *spectrum, n_long, out.data(), out.data());
   return out;
-}
-
-template <class T>
-int check_operand(std::span<const T> x, std::string_view what) {
-  return log2_exact(x.size(), what);
 }
 
 template <Element T>
 std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backend& backend) {
-  const int log2n = std::max(check_operand(f, "convolve: f"), check_operand(g, "convolve: g"));
+  const int log2n = std::max(log2_exact(f.size(), "convolve: f"), log2_exact(g.size(), "convolve: g"));
   const auto& b = backend.impl();
   if constexpr (std::is_floating_point_v<T>) {
     return convolve_words<T>(b, f, g);
@@ -115,7 +117,7 @@ std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backen
 
 template <Element T>
 std::vector<T> autocorrelate(std::span<const T> f, const Backend& backend) {
-  const int log2n = check_operand(f, "autocorrelate: f");
+  const int log2n = log2_exact(f.size(), "autocorrelate: f");
   const auto& b = backend.impl();
   const auto run = [&]<class W>() {
     auto words = to_words<W>(f, f.size());
@@ -177,7 +179,7 @@ std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int 
 
 template <Element T>
 std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Backend& backend) {
-  const int log2y = check_operand(y, "deconvolve: y"), log2h = check_operand(h, "deconvolve: h");
+  const int log2y = log2_exact(y.size(), "deconvolve: y"), log2h = log2_exact(h.size(), "deconvolve: h");
   const int log2n = std::max(log2y, log2h);
   const auto& b = backend.impl();
   if constexpr (std::is_floating_point_v<T>) {
@@ -231,23 +233,26 @@ struct DyadicSystem<T>::Impl {
     const auto& b = backend.impl();
     const auto* same = log2n == log2h ? kernel.get() : nullptr;
     if constexpr (std::is_floating_point_v<T>) {
-      auto words = detail::to_words<T>(x, size);
-      detail::apply_words(b, same, *spectrum, log2n, words);
-      std::copy(words.begin(), words.end(), out.begin());
+      if (x.size() == size) {
+        detail::apply_words(b, same, *spectrum, log2n, x.data(), out.data());
+      } else {  // zero-pad the input in the output buffer
+        std::fill(std::copy(x.begin(), x.end(), out.begin()), out.end(), T{0});
+        detail::apply_words(b, same, *spectrum, log2n, out.data(), out.data());
+      }
     } else {
       const std::span<const T> hs(h);
       const u128 bound = detail::convolution_bound(x, hs);
       switch (detail::choose_ring(bound, log2n)) {
         case detail::Ring::u64: {
           auto words = detail::to_words<std::uint64_t>(x, size);
-          detail::apply_words(b, same, *spectrum, log2n, words);
+          detail::apply_words(b, same, *spectrum, log2n, words.data(), words.data());
           detail::store_exact<T>(words, log2n, out, "dyadic convolution");
           break;
         }
         case detail::Ring::u128:  // rare: recompute the spectrum in the wide ring
           detail::store_exact<T>(detail::convolve_words<u128>(b, x, hs), log2n, out, "dyadic convolution");
           break;
-        case detail::Ring::none: detail::throw_too_wide("dyadic convolution", to_string(dtype_of<T>), bound, log2n);
+        case detail::Ring::none: detail::throw_too_wide("dyadic convolution", detail::type_name<T>(), bound, log2n);
       }
     }
   }
@@ -258,8 +263,7 @@ DyadicSystem<T>::DyadicSystem(std::span<const T> impulse_response, Backend backe
     : impl_(std::make_unique<Impl>(std::move(backend))) {
   impl_->log2h = log2_exact(impulse_response.size(), "DyadicSystem: impulse response");
   impl_->kernel = impl_->backend.impl().make_dyadic(impl_->log2h, detail::word_of<typename Impl::Word>);
-  const auto words = detail::to_words<typename Impl::Word>(impulse_response, impulse_response.size());
-  impl_->spectrum = impl_->kernel->spectrum(words.data());
+  impl_->spectrum = detail::spectrum_of<typename Impl::Word>(*impl_->kernel, impulse_response);
   if constexpr (!std::is_floating_point_v<T>) impl_->h.assign(impulse_response.begin(), impulse_response.end());
 }
 

@@ -75,10 +75,16 @@ constexpr bool fits(i128 v) noexcept {
   return v >= std::numeric_limits<I>::min() && v <= std::numeric_limits<I>::max();
 }
 
+/// "int32", "int64", ...
+template <class T>
+std::string_view type_name() noexcept {
+  return to_string(dtype_of<T>);
+}
+
 /// The overflow Error of an exact integer operation `op` whose output at `where` is `value`.
 template <class I>
 [[noreturn]] void throw_overflow(std::string_view op, const std::string& where, i128 value) {
-  const std::string type(to_string(dtype_of<I>));
+  const std::string type(type_name<I>());
   throw Error(ErrorCode::overflow, std::string(op) + " overflows " + type + ": output " + where + " = " +
                                        to_string(value) + " is outside the " + type + " range; use " +
                                        (std::is_same_v<I, std::int32_t> ? "int64 or " : "") + "a floating-point dtype");

@@ -86,11 +86,6 @@ void check_batch(std::size_t span_size, std::size_t rows, std::size_t stride, st
                     " elements given");
 }
 
-template <class T>
-std::string_view type_name() {
-  return to_string(dtype_of<T>);
-}
-
 }  // namespace
 
 template <Element T>
@@ -144,7 +139,7 @@ struct WhtPlan<T>::Impl {
       if (v % divisor != 0)
         throw Error(ErrorCode::invalid_argument,
                     "WHT with " + std::string(to_string(options.normalization)) + " normalisation of " +
-                        std::string(type_name<T>()) + " data is not exact: output " + position(j) + " = " +
+                        std::string(detail::type_name<T>()) + " data is not exact: output " + position(j) + " = " +
                         detail::to_string(v) + " is not divisible by " + detail::to_string(divisor) +
                         "; use a floating-point dtype");
       if (!detail::fits<T>(v / divisor)) detail::throw_overflow<T>("WHT", position(j), v / divisor);
@@ -174,7 +169,7 @@ WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
   } else {
     if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
       throw Error(ErrorCode::unsupported,
-                  "orthonormal normalisation of an " + std::string(type_name<T>()) + " WHT of 2^" +
+                  "orthonormal normalisation of an " + std::string(detail::type_name<T>()) + " WHT of 2^" +
                       std::to_string(log2n) + " points cannot be exact (1/sqrt(" +
                       std::to_string(std::size_t{1} << log2n) +
                       ") is irrational); use a floating-point dtype");

@@ -31,12 +31,14 @@ class ReferenceWht final : public detail::WhtKernel {
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::size_t size = std::size_t{1} << log2n_;
-    std::vector<W> natural(size);
+    std::vector<W> natural;
     for (std::size_t r = 0; r < rows; ++r) {
       W* row = static_cast<W*>(data) + r * stride;
       algorithm0(row, size);
-      natural.assign(row, row + size);
-      for (std::size_t k = 0; k < size; ++k) row[k] = natural[natural_index(k, log2n_, order_)];
+      if (order_ != Order::hadamard) {
+        natural.assign(row, row + size);
+        for (std::size_t k = 0; k < size; ++k) row[k] = natural[natural_index(k, log2n_, order_)];
+      }
       if constexpr (std::is_floating_point_v<W>) {
         if (scale != 1.0)
           for (std::size_t k = 0; k < size; ++k) row[k] = static_cast<W>(row[k] * scale);
