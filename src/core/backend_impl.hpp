@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fastconv/wht.hpp"
 
@@ -85,6 +86,9 @@ class BackendImpl {
   virtual ~BackendImpl() = default;
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   [[nodiscard]] virtual std::string description() const = 0;
+  [[nodiscard]] virtual std::string_view variant() const noexcept = 0;
+  /// Every variant this backend offers on this machine, slowest first.
+  [[nodiscard]] virtual std::vector<std::string> variants() const = 0;
   [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht(int log2n, Word word, Order order) const = 0;
   /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
   [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;

@@ -72,6 +72,12 @@ class CpuBackend final : public detail::BackendImpl {
     return "cpu: " + std::string(isa_.description) + " kernels, " + std::to_string(threads) +
            (threads == 1 ? " thread" : " threads");
   }
+  std::string_view variant() const noexcept override { return isa_.name; }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (const IsaKernels* isa : supported_isas()) names.emplace_back(isa->name);
+    return names;
+  }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word,
                                               Order order) const override {
     return detail::make_for_word<CpuWht>(word, log2n, order, threads_, isa_);

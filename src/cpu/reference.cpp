@@ -1,6 +1,7 @@
 // The reference backend: seed 004's Algorithm 0 as printed, one thread. It is the oracle
 // every other path is tested against, so it stays as plain as the paper's pseudocode.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/backend_impl.hpp"
@@ -57,6 +58,8 @@ class ReferenceBackend final : public detail::BackendImpl {
   std::string description() const override {
     return "reference: seed 004's Algorithm 0 (textbook loop), 1 thread";
   }
+  std::string_view variant() const noexcept override { return "textbook"; }
+  std::vector<std::string> variants() const override { return {"textbook"}; }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word,
                                               Order order) const override {
     return detail::make_for_word<ReferenceWht>(word, log2n, order);
