@@ -1,65 +1,134 @@
-// Google Benchmark: the cpu backend (one thread) side by side with the reference backend
-// (seed 004's Algorithm 0, the textbook loop) in one run; backend:0 is the reference,
-// backend:1 the cpu backend. docs/benchmarks.md records the medians and their ratios.
-#include <benchmark/benchmark.h>
+// Google Benchmark: the cpu backend on 1 and 2 threads side by side with the reference backend
+// (seed 004's Algorithm 0, the textbook loop) in one run, for every element type, single
+// transforms and batches, dyadic convolution and DyadicSystem. Names say what runs:
+//
+//   wht/<type>/<backend>/threads:<t>/log2n:<n>                 one in-place transform
+//   wht_batch/<type>/<backend>/threads:<t>/rows:<r>/log2n:<n>  r contiguous rows of 2^n
+//   convolve/float/<backend>/threads:<t>/log2n:<n>             fastconv::convolve, inputs kept
+//   dyadic_system/float/<backend>/threads:<t>/log2n:<n>        DyadicSystem::apply (cached W·h)
+//
+// so `--benchmark_filter=wht/float/cpu` picks a series. Sizes are gated: see `--help` and
+// docs/benchmarks.md. Each case reports items (elements) and bytes processed per second.
+#include "bench_common.hpp"
 
-#include <fastconv/fastconv.hpp>
-
-#include <random>
-#include <vector>
+#include <bit>
+#include <string>
 
 namespace {
 
-template <class T>
-std::vector<T> random_data(std::size_t n) {
-  std::mt19937_64 rng(42);
-  std::uniform_int_distribution<int> d(-100, 100);
-  std::vector<T> v(n);
-  for (auto& e : v) e = static_cast<T>(d(rng));
-  return v;
+using fastconv::Backend;
+
+constexpr std::string_view usage =
+    "fastconv options (also as environment variables FASTCONV_BENCH_MIN_LOG2N, ...):\n"
+    "  --fastconv_min_log2n=N            smallest size 2^N (default 4)\n"
+    "  --fastconv_max_log2n=N            largest size 2^N (default 24; the full range is 28, ~4 GiB\n"
+    "                                    for double/int64: the input is kept beside the data)\n"
+    "  --fastconv_reference_max_log2n=N  largest size for the reference backend (default 20)\n\n";
+
+std::string tag(const Backend& b, int threads) {
+  return std::string(b.name()) + "/threads:" + std::to_string(threads);
 }
 
-fastconv::Backend backend_of(int index) {
-  return index == 0 ? fastconv::Backend::reference() : fastconv::Backend::cpu(1);
+std::string label(const Backend& b) { return std::string(b.name()) + ":" + std::string(b.variant()); }
+
+/// One in-place transform (rows == 1) or a batch of `rows` contiguous rows of 2^log2n.
+template <class T>
+void add_wht(int log2n, std::size_t rows, const Backend& backend, int threads) {
+  std::string name = (rows == 1 ? "wht/" : "wht_batch/") + std::string(bench::type_name<T>()) + "/" +
+                     tag(backend, threads);
+  if (rows > 1) name += "/rows:" + std::to_string(rows);
+  name += "/log2n:" + std::to_string(log2n);
+  const int total_log2n = log2n + std::countr_zero(rows);
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    const fastconv::WhtPlan<T> plan(log2n, {}, backend);
+    const std::size_t size = plan.size() * rows;
+    const auto input = bench::random_buffer<T>(size);
+    const bench::Buffer<T> data(size);
+    if (rows == 1)
+      bench::time_in_place(state, data.span(), input.cspan(), [&] { plan.execute(data.span()); });
+    else
+      bench::time_in_place(state, data.span(), input.cspan(), [&] { plan.execute(data.span(), rows, plan.size()); });
+    bench::set_throughput(state, size, sizeof(T));
+    state.SetLabel(label(backend));
+  })->UseManualTime()->Unit(bench::unit_for(total_log2n));
 }
 
 template <class T>
-void BM_wht(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  const fastconv::Backend backend = backend_of(static_cast<int>(state.range(1)));
-  auto x = random_data<T>(std::size_t{1} << n);
-  const fastconv::WhtPlan<T> plan(n, {}, backend);
-  for (auto _ : state) {
-    plan.execute(x);
-    benchmark::DoNotOptimize(x.data());
-    benchmark::ClobberMemory();
-    if constexpr (std::is_integral_v<T>) std::fill(x.begin(), x.end(), T{1});  // keep values small
+void add_wht_sizes(const bench::SizeOptions& o) {
+  for (int n = o.min_log2n; n <= o.max_log2n; ++n) {
+    for (int threads : {1, 2}) add_wht<T>(n, 1, Backend::cpu(threads), threads);
+    if (n <= o.reference_max_log2n) add_wht<T>(n, 1, Backend::reference(), 1);
   }
-  state.SetLabel(std::string(backend.name()));
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(x.size() * sizeof(T)));
 }
 
-template <class T>
-void BM_convolve(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  const fastconv::Backend backend = backend_of(static_cast<int>(state.range(1)));
-  const auto f = random_data<T>(std::size_t{1} << n), g = random_data<T>(std::size_t{1} << n);
-  for (auto _ : state) benchmark::DoNotOptimize(fastconv::convolve(f, g, backend));
-  state.SetLabel(std::string(backend.name()));
+void add_batches(const bench::SizeOptions& o) {
+  struct Shape {
+    std::size_t rows;
+    int log2n;
+  };
+  for (const Shape s : {Shape{4096, 10}, Shape{256, 14}, Shape{16, 20}}) {
+    if (s.log2n + std::countr_zero(s.rows) > o.max_log2n) continue;
+    for (int threads : {1, 2}) add_wht<float>(s.log2n, s.rows, Backend::cpu(threads), threads);
+  }
 }
 
-void sizes(benchmark::internal::Benchmark* b) {
-  for (int n : {10, 16, 20, 24})
-    for (int backend : {0, 1}) b->Args({n, backend});
-  b->ArgNames({"log2n", "backend"})->Unit(benchmark::kMillisecond)->UseRealTime();
+/// fastconv::convolve(f, g) with f and g preserved.
+void add_convolve(int log2n, const Backend& backend, int threads) {
+  const std::string name = "convolve/float/" + tag(backend, threads) + "/log2n:" + std::to_string(log2n);
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    const std::size_t size = std::size_t{1} << log2n;
+    const auto f = bench::random_buffer<float>(size, 1), g = bench::random_buffer<float>(size, 2);
+    const bench::Buffer<float> out(size);
+    for (auto _ : state) benchmark::DoNotOptimize(bench::convolve(f.cspan(), g.cspan(), out.span(), backend));
+    bench::set_throughput(state, size, sizeof(float));
+    state.SetLabel(label(backend) + ", " + std::string(bench::convolve_label<float>()));
+  })->UseRealTime()->Unit(bench::unit_for(log2n));
 }
 
-BENCHMARK(BM_wht<float>)->Apply(sizes);
-BENCHMARK(BM_wht<double>)->Apply(sizes);
-BENCHMARK(BM_wht<std::int32_t>)->Apply(sizes);
-BENCHMARK(BM_wht<std::int64_t>)->Apply(sizes);
-BENCHMARK(BM_convolve<float>)->Apply(sizes);
+/// DyadicSystem<float>::apply into a separate output: two transforms, the spectrum cached.
+void add_dyadic_system(int log2n, const Backend& backend, int threads) {
+  const std::string name = "dyadic_system/float/" + tag(backend, threads) + "/log2n:" + std::to_string(log2n);
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    const std::size_t size = std::size_t{1} << log2n;
+    const auto h = bench::random_buffer<float>(size, 1), x = bench::random_buffer<float>(size, 2);
+    const bench::Buffer<float> out(size);
+    const fastconv::DyadicSystem<float> system(h.cspan(), backend);
+    for (auto _ : state) {
+      system.apply(x.cspan(), out.span());
+      benchmark::DoNotOptimize(out.data());
+      benchmark::ClobberMemory();
+    }
+    bench::set_throughput(state, size, sizeof(float));
+    state.SetLabel(label(backend));
+  })->UseRealTime()->Unit(bench::unit_for(log2n));
+}
+
+void add_dyadic(const bench::SizeOptions& o) {
+  for (int n = std::max(o.min_log2n, 10); n <= std::min(o.max_log2n, 25); ++n) {
+    for (int threads : {1, 2}) {
+      add_convolve(n, Backend::cpu(threads), threads);
+      add_dyadic_system(n, Backend::cpu(threads), threads);
+    }
+    if (n <= o.reference_max_log2n) {
+      add_convolve(n, Backend::reference(), 1);
+      add_dyadic_system(n, Backend::reference(), 1);
+    }
+  }
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  const auto sizes = bench::parse_size_options(argc, argv, {.min_log2n = 4, .max_log2n = 24, .reference_max_log2n = 20, .dyadic_log2n = {}}, usage);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  add_wht_sizes<float>(sizes);
+  add_wht_sizes<double>(sizes);
+  add_wht_sizes<std::int32_t>(sizes);
+  add_wht_sizes<std::int64_t>(sizes);
+  add_batches(sizes);
+  add_dyadic(sizes);
+  benchmark::AddCustomContext("fastconv_cpu", Backend::cpu(1).description());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}
