@@ -15,7 +15,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -128,14 +127,18 @@ class Buffer {
   std::size_t size_;
 };
 
-/// Small random integers (−3 … 3) stored as T: exact in every type, and an unnormalised
-/// transform of up to 2^28 of them still fits int32 (3·2^28 < 2^31).
+/// Small pseudo-random integers (−3 … 3) stored as T: exact in every type, and an
+/// unnormalised transform of up to 2^28 of them still fits int32 (3·2^28 < 2^31). A 64-bit
+/// LCG (Knuth's MMIX constants) rather than <random>: filling 2^28 elements must take well
+/// under a second, since every repetition of every case fills its own.
 template <class T>
 Buffer<T> random_buffer(std::size_t size, std::uint64_t seed = 42) {
   Buffer<T> b(size);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> d(-3, 3);
-  for (T& e : b.span()) e = static_cast<T>(d(rng));
+  std::uint64_t state = seed;
+  for (T& e : b.span()) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    e = static_cast<T>(static_cast<int>((state >> 32) % 7) - 3);  // the high bits: the low ones are periodic
+  }
   return b;
 }
 
