@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "fastconv/backend.hpp"
 #include "io/array_io.hpp"
 
 #ifndef FASTCONV_CLI_PATH
@@ -144,6 +145,52 @@ TEST_F(Cli, HelpAndVersion) {
   EXPECT_EQ(info.code, 0);
   EXPECT_NE(info.out.find("reference"), std::string::npos);
   EXPECT_NE(info.out.find("cpu:"), std::string::npos);
+}
+
+TEST_F(Cli, InfoListsVariants) {
+  const Result info = run("info");
+  ASSERT_EQ(info.code, 0) << info.err;
+  for (const fastconv::Backend& backend : {fastconv::Backend::reference(), fastconv::Backend::cpu()}) {
+    std::string expected = "variants:";
+    for (const std::string& v : backend.variants())
+      expected += (expected.back() == ':' ? " " : ", ") + v + (v == backend.variant() ? " (default)" : "");
+    EXPECT_NE(info.out.find(expected), std::string::npos) << "expected '" << expected << "' in:\n" << info.out;
+  }
+  EXPECT_NE(info.out.find("textbook (default)"), std::string::npos) << info.out;
+}
+
+TEST_F(Cli, VariantsGiveTheSameResults) {
+  const std::string x = "3 -1 4 1 -5 9 2 -6 5 3 -5 8 9 -7 9 3\n";
+  const Result reference = run("wht --backend reference --variant textbook", x);
+  ASSERT_EQ(reference.code, 0) << reference.err;
+  EXPECT_EQ(reference.out, run("wht", x).out);
+  EXPECT_EQ(reference.out, "32 12 0 4 4 -20 4 28 -18 -10 10 -46 10 46 -26 18\n");  // checked by the O(N²) sum
+  write("g.txt", "3 1 0 1 0 0 0 0 0 0 0 0 0 0 0 0");  // Walsh spectrum 3 ± 1 ± 1: never zero
+  const std::string conv = run("dyadic conv - g.txt", x).out;
+  EXPECT_EQ(conv, "9 4 12 10 -12 24 9 -21 26 9 -4 24 23 -3 23 27\n");  // checked by the O(N²) sum
+  for (const std::string& v : fastconv::Backend::cpu().variants()) {
+    EXPECT_EQ(run("wht --variant " + v, x).out, reference.out) << v;
+    EXPECT_EQ(run("wht --backend cpu --threads 1 --dtype float64 --variant " + v, x).out, reference.out) << v;
+    EXPECT_EQ(run("dyadic conv - g.txt --variant " + v, x).out, conv) << v;
+  }
+  EXPECT_EQ(run("dyadic conv - g.txt --backend reference --variant textbook", x).out, conv);
+  EXPECT_EQ(run("dyadic autocorr --backend reference --variant textbook", "1 0 1 1").out, "3 2 2 2\n");
+  EXPECT_EQ(run("dyadic deconv - g.txt --backend reference --variant textbook", conv).out, x);
+  EXPECT_EQ(run("dyadic deconv - g.txt --dtype int64 --backend reference --variant textbook", conv).out, x);
+}
+
+TEST_F(Cli, UnknownVariantListsTheValidOnes) {
+  std::string cpu_variants;
+  for (const std::string& v : fastconv::Backend::cpu().variants())
+    cpu_variants += (cpu_variants.empty() ? "" : ", ") + v;
+  expect_bad_input("wht --variant bogus",
+                   "unknown variant 'bogus' of backend cpu: valid variants on this CPU are " + cpu_variants, "1 2");
+  expect_bad_input("wht --backend reference --variant avx2",
+                   "unknown variant 'avx2' of backend reference: valid variants are textbook", "1 2");
+  write("f.txt", "1 0 1 1");
+  expect_bad_input("dyadic conv f.txt f.txt --variant bogus", cpu_variants);
+  expect_bad_input("dyadic autocorr f.txt --variant bogus", cpu_variants);
+  expect_bad_input("dyadic deconv f.txt f.txt --backend reference --variant bogus", "valid variants are textbook");
 }
 
 TEST_F(Cli, UsageErrors) {

@@ -1,4 +1,4 @@
-// fastconv info — version, backends, instruction sets and threads.
+// fastconv info — version, backends and their variants, instruction sets and threads.
 #include <iostream>
 
 #include "common.hpp"
@@ -10,7 +10,12 @@ int run_info() {
   std::cout << "fastconv " << version() << "\n\nbackends:\n";
   for (const auto& name : Backend::names()) {
     if (name == "auto") continue;
-    std::cout << "  " << Backend::from_name(name).description() << '\n';
+    const Backend backend = Backend::from_name(name);
+    std::cout << "  " << backend.description() << "\n    variants:";
+    const auto variants = backend.variants();
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      std::cout << (i ? ", " : " ") << variants[i] << (variants[i] == backend.variant() ? " (default)" : "");
+    std::cout << '\n';
   }
   std::cout << "  auto = " << Backend::best().name() << "\n\n"
             << "devices: the CPU only (this build has no OpenCL or CUDA backend)\n";
@@ -21,8 +26,8 @@ int run_info() {
 
 void add_info_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("info", "Version, backends and devices found, SIMD level, threads");
-  cmd->footer("Set FASTCONV_CPU_ISA=baseline|avx2|avx512 to force the cpu backend's instruction set\n"
-              "and OMP_NUM_THREADS (or --threads) to limit its threads.");
+  cmd->footer("Set FASTCONV_CPU_ISA=baseline|avx2|avx512 (or --variant) to force the cpu backend's instruction\n"
+              "set and OMP_NUM_THREADS (or --threads) to limit its threads. Variants are listed slowest first.");
   cmd->callback([&action] { action = run_info; });
 }
 

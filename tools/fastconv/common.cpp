@@ -1,23 +1,59 @@
 #include "common.hpp"
 
+#include <charconv>
 #include <iostream>
 
 namespace fastconv::cli {
 
 void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_argument, message); }
 
-void ComputeOptions::add_to(CLI::App& command) {
+CLI::Validator whole_number_at_least(long long min) {
+  return CLI::Validator(
+      [min](std::string& text) {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc() && ptr == end && value >= min) return std::string();
+        return "'" + text + "' is not a whole number >= " + std::to_string(min);
+      },
+      "");  // no description: the help keeps showing the type (INT)
+}
+
+namespace {
+
+/// "reference: textbook; cpu: baseline, avx2": every backend's variants on this machine.
+std::string variants_by_backend() {
+  std::string out;
+  for (const auto& name : Backend::names()) {
+    if (name == "auto") continue;
+    std::string list;
+    for (const auto& v : Backend::from_name(name).variants()) list += (list.empty() ? "" : ", ") + v;
+    out += (out.empty() ? "" : "; ") + name + ": " + list;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ComputeOptions::add_backend_options(CLI::App& command) {
   std::string names;
   for (const auto& n : Backend::names()) names += (names.empty() ? "" : ", ") + n;
   command.add_option("--backend", backend, "Backend to run on: " + names + " (default: auto, the fastest)");
   command.add_option("--threads", threads, "Threads for the cpu backend (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
+  command.add_option("--variant", variant,
+                     "Implementation of the backend's kernels (" + variants_by_backend() +
+                         "; default: the backend's own choice, see 'fastconv info'). Every variant gives the same results");
+}
+
+void ComputeOptions::add_to(CLI::App& command) {
+  add_backend_options(command);
   command.add_option("--dtype", dtype,
                      "Element type to compute in: float32, float64, int32, int64 (default: the input's; "
                      "text input is int64 if every value is an integer, else float64; required for raw files)");
 }
 
-Backend ComputeOptions::make_backend() const { return Backend::from_name(backend, threads); }
+Backend ComputeOptions::make_backend() const { return Backend::from_name(backend, threads, variant); }
 
 std::optional<DType> ComputeOptions::requested_dtype() const {
   if (dtype.empty()) return std::nullopt;

@@ -20,9 +20,15 @@ using Action = std::function<int()>;
 struct ComputeOptions {
   std::string backend = "auto";
   int threads = 0;
-  std::string dtype;  ///< empty: the input's own type
+  std::string variant;  ///< empty: the backend's default
+  std::string dtype;    ///< empty: the input's own type
 
+  /// Adds --backend, --threads, --variant and --dtype.
   void add_to(CLI::App& command);
+  /// Adds --backend, --threads and --variant only (for commands with their own --dtype).
+  void add_backend_options(CLI::App& command);
+  /// The backend --backend, --threads and --variant name; an unknown name or variant is an
+  /// invalid_argument Error listing the valid ones.
   [[nodiscard]] Backend make_backend() const;
   [[nodiscard]] std::optional<DType> requested_dtype() const;
 };
@@ -47,6 +53,9 @@ decltype(auto) with_type(DType dtype, Body&& body) {
   }
   return body.template operator()<double>();
 }
+
+/// A CLI11 check that an option's value is a whole number no smaller than `min`.
+CLI::Validator whole_number_at_least(long long min);
 
 /// Throws an invalid_argument Error with `message`.
 [[noreturn]] void usage_error(const std::string& message);
