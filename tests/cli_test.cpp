@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -24,6 +26,92 @@ struct Result {
   int code;
   std::string out, err;
 };
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+/// One field of a flat JSON object: a string (unescaped) or a number (as written).
+struct JsonField {
+  std::string key, value;
+  bool is_string;
+};
+
+/// Parses a flat JSON object whose values are strings or numbers, e.g. {"op":"wht","log2n":4};
+/// nullopt if `text` is anything else.
+std::optional<std::vector<JsonField>> parse_flat_json(const std::string& text) {
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  const auto string = [&]() -> std::optional<std::string> {
+    if (i >= text.size() || text[i] != '"') return std::nullopt;
+    std::string out;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && ++i == text.size()) return std::nullopt;
+      out += text[i];
+    }
+    if (i++ >= text.size()) return std::nullopt;
+    return out;
+  };
+  std::vector<JsonField> fields;
+  skip_space();
+  if (i >= text.size() || text[i++] != '{') return std::nullopt;
+  for (;;) {
+    skip_space();
+    const auto key = string();
+    if (!key) return std::nullopt;
+    skip_space();
+    if (i >= text.size() || text[i++] != ':') return std::nullopt;
+    skip_space();
+    if (const auto value = string()) {
+      fields.push_back({*key, *value, true});
+    } else {
+      const std::size_t start = i;
+      while (i < text.size() && std::string_view("+-.0123456789eE").find(text[i]) != std::string_view::npos) ++i;
+      const std::string number = text.substr(start, i - start);
+      char* end = nullptr;
+      if (number.empty() || (std::strtod(number.c_str(), &end), *end != '\0')) return std::nullopt;
+      fields.push_back({*key, number, false});
+    }
+    skip_space();
+    if (i >= text.size()) return std::nullopt;
+    if (text[i] == '}') break;
+    if (text[i++] != ',') return std::nullopt;
+  }
+  ++i;
+  skip_space();
+  if (i != text.size()) return std::nullopt;
+  return fields;
+}
+
+/// The fields every `fastconv bench --json` line starts with, in this order.
+const std::vector<std::string> kBenchKeys = {"op",    "backend", "variant", "dtype",
+                                             "log2n", "batch",   "threads", "median_ms"};
+
+/// The fields of one `fastconv bench --json` line by key, after checking the line's form: a flat
+/// object starting with kBenchKeys, strings and numbers where they belong, a positive median.
+std::map<std::string, std::string> bench_record(const std::string& line) {
+  const auto fields = parse_flat_json(line);
+  EXPECT_TRUE(fields) << "not a flat JSON object: " << line;
+  if (!fields) return {};
+  EXPECT_GE(fields->size(), kBenchKeys.size()) << line;
+  std::map<std::string, std::string> record;
+  for (std::size_t k = 0; k < fields->size(); ++k) {
+    const JsonField& f = (*fields)[k];
+    if (k < kBenchKeys.size()) {
+      EXPECT_EQ(f.key, kBenchKeys[k]) << line;
+    }
+    EXPECT_EQ(f.is_string, k < 4) << f.key << " in " << line;
+    record[f.key] = f.value;
+  }
+  EXPECT_GT(std::stod(record["median_ms"]), 0) << line;
+  EXPECT_GE(std::stoi(record["threads"]), 1) << line;
+  return record;
+}
 
 class Cli : public ::testing::Test {
  protected:
@@ -135,7 +223,7 @@ TEST_F(Cli, DyadicOperations) {
 
 TEST_F(Cli, HelpAndVersion) {
   for (const std::string cmd : {"", "wht ", "dyadic ", "dyadic conv ", "dyadic autocorr ", "dyadic deconv ",
-                                "info ", "demo "}) {
+                                "info ", "demo ", "bench ", "bench wht ", "bench dyadic "}) {
     const Result r = run(cmd + "--help");
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << r.out;
@@ -191,6 +279,91 @@ TEST_F(Cli, UnknownVariantListsTheValidOnes) {
   expect_bad_input("dyadic conv f.txt f.txt --variant bogus", cpu_variants);
   expect_bad_input("dyadic autocorr f.txt --variant bogus", cpu_variants);
   expect_bad_input("dyadic deconv f.txt f.txt --backend reference --variant bogus", "valid variants are textbook");
+  expect_bad_input("bench wht --variant bogus --log2n 2", cpu_variants);
+  expect_bad_input("bench dyadic --backend reference --variant bogus --log2n 2", "valid variants are textbook");
+}
+
+TEST_F(Cli, BenchWhtJson) {
+  const Result r = run("bench wht --log2n 4:6 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  const fastconv::Backend best = fastconv::Backend::best();
+  for (int k = 0; k < 3; ++k) {
+    auto record = bench_record(out[k]);
+    EXPECT_EQ(record["op"], "wht");
+    EXPECT_EQ(record["backend"], best.name());
+    EXPECT_EQ(record["variant"], best.variant());
+    EXPECT_EQ(record["dtype"], "float32");
+    EXPECT_EQ(record["log2n"], std::to_string(4 + k));
+    EXPECT_EQ(record["batch"], "1");
+    EXPECT_GE(std::stoi(record["repeats"]), 5);  // adaptive: at least 5 runs
+  }
+}
+
+TEST_F(Cli, BenchOptions) {
+  Result r = run("bench wht --backend reference --variant textbook --threads 3 --log2n 3 --batch 4 "
+                 "--dtype int32,float64 --dtype i8 --repeats 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  const char* dtypes[] = {"int32", "float64", "int64"};
+  for (int k = 0; k < 3; ++k) {
+    auto record = bench_record(out[k]);
+    EXPECT_EQ(record["backend"], "reference");
+    EXPECT_EQ(record["variant"], "textbook");
+    EXPECT_EQ(record["dtype"], dtypes[k]);
+    EXPECT_EQ(record["log2n"], "3");
+    EXPECT_EQ(record["batch"], "4");
+    EXPECT_EQ(record["threads"], "1");  // the reference backend runs on one thread
+    EXPECT_EQ(record["repeats"], "2");
+  }
+  r = run("bench wht --backend cpu --threads 2 --log2n 5 --repeats 1 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(bench_record(r.out)["threads"], "2");
+
+  r = run("bench wht --log2n 2:3 --repeats 3");  // the table
+  ASSERT_EQ(r.code, 0) << r.err;
+  out = lines(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  for (const char* column :
+       {"op", "backend", "variant", "dtype", "log2n", "batch", "threads", "median ms", "elem/ns", "GB/s"})
+    EXPECT_NE(out[0].find(column), std::string::npos) << column << " in " << out[0];
+  EXPECT_EQ(out[1].rfind("wht ", 0), 0u) << out[1];
+}
+
+TEST_F(Cli, BenchDyadic) {
+  Result r = run("bench dyadic --log2n 3:4 --batch 2 --dtype int32,float64 --repeats 3 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 8u) << r.out;  // 2 types x 2 sizes x 2 operations
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    auto record = bench_record(out[k]);
+    EXPECT_EQ(record["op"], k % 2 ? "dyadic-system" : "dyadic");
+    EXPECT_EQ(record["dtype"], k < 4 ? "int32" : "float64");
+    EXPECT_EQ(record["log2n"], std::to_string(3 + k / 2 % 2));
+    EXPECT_EQ(record["batch"], "2");
+    EXPECT_EQ(record["repeats"], "3");
+  }
+  r = run("bench dyadic --backend reference --log2n 6");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 3u) << r.out;
+  EXPECT_NE(r.out.find("dyadic-system reference textbook"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BenchUsageErrors) {
+  expect_bad_input("bench", "subcommand");
+  expect_bad_input("bench wht --log2n 5:3", "--log2n 5:3: the range is empty");
+  expect_bad_input("bench wht --log2n 41", "--log2n 41: 41 is too large: sizes go up to 2^40");
+  expect_bad_input("bench dyadic --log2n 2:99", "too large");
+  expect_bad_input("bench wht --log2n 2-4", "--log2n: '2-4' is not a size");
+  expect_bad_input("bench wht --log2n :4", "not a size");
+  expect_bad_input("bench wht --dtype float32,complex64", "--dtype: unknown type 'complex64'");
+  expect_bad_input("bench wht --batch 0", "--batch: '0' is not a whole number >= 1");
+  expect_bad_input("bench dyadic --repeats -1", "--repeats");
+  expect_bad_input("bench wht --backend gpu", "valid backends are auto, reference, cpu");
+  expect_bad_input("bench wht --log2n 40 --batch 100000000", "more elements than memory can address");
 }
 
 TEST_F(Cli, UsageErrors) {

@@ -64,5 +64,6 @@ void add_wht_command(CLI::App& app, Action& action);
 void add_dyadic_command(CLI::App& app, Action& action);
 void add_info_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 
 }  // namespace fastconv::cli

@@ -27,13 +27,14 @@ int main(int argc, char** argv) {
   cli::add_dyadic_command(app, action);
   cli::add_info_command(app, action);
   cli::add_demo_command(app, action);
+  cli::add_bench_command(app, action);
 
   const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
   const auto is_command = [&](std::string_view name) {
     return std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->get_name() == name; });
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1]))
-    return fail("unknown command '" + std::string(argv[1]) + "': use wht, dyadic, info or demo (see 'fastconv --help')", 2);
+    return fail("unknown command '" + std::string(argv[1]) + "': use wht, dyadic, bench, info or demo (see 'fastconv --help')", 2);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
