@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,6 +81,30 @@ class DyadicKernel {
   /// index k with |S(k)| ≤ S.zero_threshold.
   virtual void deconvolve(const Spectrum& s, const void* y, void* out, double scale) const = 0;
 };
+
+/// Spectrum::zero_threshold for the spectrum of h (2^log2n words): 2·n·u·‖h‖₁ for floats,
+/// 0 for rings.
+template <class W>
+double zero_threshold(const W* h, int log2n) {
+  if constexpr (std::is_floating_point_v<W>) {
+    double l1 = 0;
+    for (std::size_t k = 0; k < (std::size_t{1} << log2n); ++k) l1 += h[k] < 0 ? -double(h[k]) : double(h[k]);
+    return 2.0 * (log2n > 0 ? log2n : 1) * std::numeric_limits<W>::epsilon() / 2 * l1;
+  } else {
+    return 0;
+  }
+}
+
+/// Floats: the index of the first |S(k)| ≤ threshold among 2^log2n words, or −1.
+template <class W>
+std::ptrdiff_t first_zero(const W* s, int log2n, double threshold) {
+  for (std::size_t k = 0; k < (std::size_t{1} << log2n); ++k)
+    if ((s[k] < 0 ? -double(s[k]) : double(s[k])) <= threshold) return static_cast<std::ptrdiff_t>(k);
+  return -1;
+}
+
+/// The invalid_argument Error of a deconvolution whose spectrum S is zero at index k.
+[[noreturn]] void throw_singular(std::size_t k, double magnitude, double threshold);
 
 class BackendImpl {
  public:

@@ -29,11 +29,7 @@ class HostDyadic final : public DyadicKernel {
     auto s = std::make_unique<HostSpectrum<W>>();
     s->log2n = log2n_;
     s->values.assign(static_cast<const W*>(h), static_cast<const W*>(h) + size());
-    if constexpr (std::is_floating_point_v<W>) {
-      double l1 = 0;
-      for (const W v : s->values) l1 += std::abs(static_cast<double>(v));
-      s->zero_threshold = 2.0 * std::max(log2n_, 1) * std::numeric_limits<W>::epsilon() / 2 * l1;
-    }
+    s->zero_threshold = zero_threshold(s->values.data(), log2n_);
     forward(s->values.data());
     return s;
   }
@@ -59,15 +55,8 @@ class HostDyadic final : public DyadicKernel {
       throw Error(ErrorCode::unsupported, "deconvolution in integer rings is done exactly by the caller");
     } else {
       const auto& spec = values_of(s);
-      for (std::size_t k = 0; k < spec.size(); ++k) {
-        if (std::abs(static_cast<double>(spec[k])) <= s.zero_threshold) {
-          std::ostringstream msg;
-          msg << "deconvolve: the Walsh spectrum of h is zero at index " << k << " (|H(" << k
-              << ")| = " << std::abs(static_cast<double>(spec[k])) << " <= tolerance " << s.zero_threshold
-              << "): the system is singular and its input cannot be identified";
-          throw Error(ErrorCode::invalid_argument, msg.str());
-        }
-      }
+      if (const std::ptrdiff_t k = first_zero(spec.data(), s.log2n, s.zero_threshold); k >= 0)
+        throw_singular(static_cast<std::size_t>(k), std::abs(static_cast<double>(spec[k])), s.zero_threshold);
       W* y = load(y_in, out);
       const std::size_t mask = spec.size() - 1;
       const W factor = static_cast<W>(scale);
@@ -101,6 +90,13 @@ class HostDyadic final : public DyadicKernel {
 };
 
 }  // namespace
+
+void throw_singular(std::size_t k, double magnitude, double threshold) {
+  std::ostringstream msg;
+  msg << "deconvolve: the Walsh spectrum of h is zero at index " << k << " (|H(" << k << ")| = " << magnitude
+      << " <= tolerance " << threshold << "): the system is singular and its input cannot be identified";
+  throw Error(ErrorCode::invalid_argument, msg.str());
+}
 
 std::unique_ptr<DyadicKernel> BackendImpl::make_dyadic(int log2n, Word word) const {
   return make_for_word<HostDyadic, DyadicKernel>(word, *this, log2n);

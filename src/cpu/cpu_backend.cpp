@@ -1,8 +1,11 @@
-// The cpu backend: the blocked, vectorised, multithreaded kernels of blocked_wht.hpp for the
-// instruction set of the running CPU, plus the output order and scale.
+// The cpu backend: the kernels of the instruction set chosen at run time (isa.hpp), plus the
+// output order and the fused dyadic convolution engine.
 #include <omp.h>
+#include <sys/mman.h>
 
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -17,18 +20,42 @@ namespace {
 /// Rows up to this size are spread over threads one row per task.
 constexpr int kRowParallelLog2 = 15;
 
+/// 2^log2n words, 64-byte aligned; from 4 MiB on, 2 MiB-aligned and backed by transparent
+/// huge pages where the kernel offers them (fewer TLB misses and page faults).
+template <class W>
+class WordBuffer {
+ public:
+  explicit WordBuffer(std::size_t words) {
+    const std::size_t bytes = words * sizeof(W);
+    const std::size_t align = bytes >= (std::size_t{4} << 20) ? std::size_t{2} << 20 : 64;
+    const std::size_t rounded = (bytes + align - 1) / align * align;
+    data_.reset(static_cast<W*>(std::aligned_alloc(align, rounded)));
+    if (!data_) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    if (align > 64) madvise(data_.get(), rounded, MADV_HUGEPAGE);
+#endif
+  }
+  [[nodiscard]] W* data() const noexcept { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(W* p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<W, Free> data_;
+};
+
 template <class W>
 class CpuWht final : public detail::WhtKernel {
  public:
   CpuWht(int log2n, Order order, int threads, const IsaKernels& isa)
-      : log2n_(log2n), order_(order), threads_(threads), transform_(isa.wht<W>()) {}
+      : log2n_(log2n), order_(order), threads_(threads), kernels_(isa.of<W>()) {}
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     W* base = static_cast<W*>(data);
     const auto n_rows = static_cast<std::ptrdiff_t>(rows);
     if (rows > 1 && log2n_ <= kRowParallelLog2) {
       const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
-#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 16))
+#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 15))
       {
         std::vector<W> scratch;
 #pragma omp for schedule(static)
@@ -42,24 +69,74 @@ class CpuWht final : public detail::WhtKernel {
 
  private:
   void transform_row(W* row, int threads, double scale, std::vector<W>& scratch) const {
-    transform_(row, log2n_, threads);
-    const std::size_t size = std::size_t{1} << log2n_;
+    kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
     if (order_ != Order::hadamard) {
-      scratch.assign(row, row + size);
+      scratch.assign(row, row + (std::size_t{1} << log2n_));
       for_each_natural_index(log2n_, order_, [&](std::size_t k, std::size_t h) { row[k] = scratch[h]; });
-    }
-    if constexpr (std::is_floating_point_v<W>) {
-      if (scale != 1.0) {
-        const W s = static_cast<W>(scale);
-        for (std::size_t k = 0; k < size; ++k) row[k] *= s;
-      }
     }
   }
 
   int log2n_;
   Order order_;
   int threads_;
-  WhtFn<W> transform_;
+  const WordKernels<W>& kernels_;
+};
+
+template <class W>
+class CpuSpectrum final : public detail::Spectrum {
+ public:
+  explicit CpuSpectrum(int log2n) : values(std::size_t{1} << log2n) { this->log2n = log2n; }
+  WordBuffer<W> values;
+};
+
+/// Dyadic convolution in three passes over memory (passes.hpp): transform, multiply and the
+/// inverse transform fused.
+template <class W>
+class CpuDyadic final : public detail::DyadicKernel {
+ public:
+  CpuDyadic(int log2n, int threads, const IsaKernels& isa)
+      : log2n_(log2n), threads_(threads), kernels_(isa.of<W>()) {}
+
+  std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
+    auto s = std::make_unique<CpuSpectrum<W>>(log2n_);
+    s->zero_threshold = detail::zero_threshold(static_cast<const W*>(h), log2n_);
+    kernels_.wht(static_cast<const W*>(h), s->values.data(), log2n_, threads_, 1.0, Geometry::of_this_cpu());
+    return s;
+  }
+
+  void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override {
+    run(x, out, DyadicOp::multiply, &s, scale);
+  }
+
+  void autocorrelate(const void* x, void* out, double scale) const override {
+    run(x, out, DyadicOp::square, nullptr, scale);
+  }
+
+  void deconvolve(const detail::Spectrum& s, const void* y, void* out, double scale) const override {
+    if constexpr (!std::is_floating_point_v<W>) {
+      throw Error(ErrorCode::unsupported, "deconvolution in integer rings is done exactly by the caller");
+    } else {
+      const W* values = values_of(s);
+      if (const std::ptrdiff_t k = detail::first_zero(values, s.log2n, s.zero_threshold); k >= 0)
+        detail::throw_singular(static_cast<std::size_t>(k), std::abs(static_cast<double>(values[k])),
+                               s.zero_threshold);
+      run(y, out, DyadicOp::divide, &s, scale);
+    }
+  }
+
+ private:
+  void run(const void* x, void* out, DyadicOp op, const detail::Spectrum* s, double scale) const {
+    kernels_.dyadic(static_cast<const W*>(x), static_cast<W*>(out), log2n_, op, s ? values_of(*s) : nullptr,
+                    s ? s->log2n : 0, scale, threads_, Geometry::of_this_cpu());
+  }
+
+  static const W* values_of(const detail::Spectrum& s) {
+    return static_cast<const CpuSpectrum<W>&>(s).values.data();
+  }
+
+  int log2n_;
+  int threads_;
+  const WordKernels<W>& kernels_;
 };
 
 class CpuBackend final : public detail::BackendImpl {
@@ -69,8 +146,8 @@ class CpuBackend final : public detail::BackendImpl {
   std::string_view name() const noexcept override { return "cpu"; }
   std::string description() const override {
     const int threads = threads_ > 0 ? threads_ : omp_get_max_threads();
-    return "cpu: " + std::string(isa_.description) + " kernels, " + std::to_string(threads) +
-           (threads == 1 ? " thread" : " threads");
+    return "cpu: " + std::string(isa_.name) + " variant (" + std::string(isa_.description) + " vectors), " +
+           std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   }
   std::string_view variant() const noexcept override { return isa_.name; }
   std::vector<std::string> variants() const override {
@@ -78,9 +155,11 @@ class CpuBackend final : public detail::BackendImpl {
     for (const IsaKernels* isa : supported_isas()) names.emplace_back(isa->name);
     return names;
   }
-  std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word,
-                                              Order order) const override {
+  std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word, Order order) const override {
     return detail::make_for_word<CpuWht>(word, log2n, order, threads_, isa_);
+  }
+  std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, detail::Word word) const override {
+    return detail::make_for_word<CpuDyadic, detail::DyadicKernel>(word, log2n, threads_, isa_);
   }
 
  private:

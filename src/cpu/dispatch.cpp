@@ -1,3 +1,8 @@
+// Which instruction-set copies of the kernels this CPU runs, which one is used, and the cache
+// geometry the kernels block for.
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string_view>
@@ -5,30 +10,46 @@
 #include "cpu/isa.hpp"
 
 namespace fastconv::cpu {
+
+// One table per compiled instruction set (kernels_isa.cpp); which exist depends on the
+// architecture (src/CMakeLists.txt).
+const IsaKernels& isa_portable() noexcept;
+#if defined(__x86_64__) || defined(__i386__)
+const IsaKernels& isa_sse4() noexcept;
+const IsaKernels& isa_avx2() noexcept;
+const IsaKernels& isa_avx512() noexcept;
+#endif
+
 namespace {
 
-bool cpu_has_avx2() noexcept {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-bool cpu_has_avx512() noexcept {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && cpu_has_avx2();
-}
-
 struct Supported {
-  std::array<const IsaKernels*, 3> isas{};
+  std::array<const IsaKernels*, 4> isas{};
   std::size_t count = 0;
 };
 
 const Supported& supported() noexcept {
   static const Supported s = [] {
     Supported r;
-    r.isas[r.count++] = &isa_baseline();
-    if (cpu_has_avx2()) r.isas[r.count++] = &isa_avx2();
-    if (cpu_has_avx512()) r.isas[r.count++] = &isa_avx512();
+    r.isas[r.count++] = &isa_portable();
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    const bool sse4 = __builtin_cpu_supports("sse4.2");
+    const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                      __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    if (sse4) r.isas[r.count++] = &isa_sse4();
+    if (avx2) r.isas[r.count++] = &isa_avx2();
+    if (avx512) r.isas[r.count++] = &isa_avx512();
+#endif
     return r;
   }();
   return s;
+}
+
+std::size_t cache_bytes(int name, std::size_t fallback) noexcept {
+  const long bytes = sysconf(name);
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : fallback;
 }
 
 }  // namespace
@@ -38,7 +59,7 @@ std::span<const IsaKernels* const> supported_isas() noexcept {
 }
 
 const IsaKernels& best_isa() noexcept {
-  static const IsaKernels& chosen = [] () -> const IsaKernels& {
+  static const IsaKernels& chosen = []() -> const IsaKernels& {
     const auto isas = supported_isas();
     if (const char* wanted = std::getenv("FASTCONV_CPU_ISA")) {
       for (const IsaKernels* isa : isas)
@@ -47,6 +68,24 @@ const IsaKernels& best_isa() noexcept {
     return *isas.back();
   }();
   return chosen;
+}
+
+const Geometry& Geometry::of_this_cpu() noexcept {
+  static const Geometry g = [] {
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    const std::size_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+    const std::size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 512 << 10);
+#else
+    const std::size_t l1 = 32 << 10, l2 = 512 << 10;
+#endif
+    Geometry r{};
+    r.leaf_bytes = std::clamp<std::size_t>(l1 / 2, 8 << 10, 64 << 10);
+    r.block_bytes = std::clamp<std::size_t>(l2 / 2, 128 << 10, 1 << 20);
+    r.strip_bytes = 128;
+    r.buffer_bytes = std::clamp<std::size_t>(l2, 256 << 10, 2 << 20);
+    return r;
+  }();
+  return g;
 }
 
 }  // namespace fastconv::cpu

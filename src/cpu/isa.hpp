@@ -1,10 +1,12 @@
 // src/cpu/isa.hpp — the cpu backend's kernels, one table per instruction set.
 //
-// src/cpu/kernels_isa.cpp is compiled once per instruction set (baseline SSE2, AVX2+FMA,
-// AVX-512; see src/CMakeLists.txt) and each copy exports one IsaKernels table. The table for
-// the running CPU is chosen once, at first use.
+// src/cpu/kernels_isa.cpp is compiled once per instruction set (see src/CMakeLists.txt):
+// Highway vectors of the widest width the flags allow, in a namespace of their own. Each
+// copy exports one IsaKernels table; the table for the running CPU is chosen once, at first
+// use (dispatch.cpp), and every supported one is a variant of the cpu backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -13,32 +15,47 @@
 
 namespace fastconv::cpu {
 
-/// Natural-order, unnormalised, in-place WHT of 2^log2n words on up to `threads` threads.
-template <class W>
-using WhtFn = void (*)(W* data, int log2n, int threads);
+/// The element-wise middle step of a fused dyadic convolution.
+enum class DyadicOp { multiply, square, divide };
 
-struct IsaKernels {
-  std::string_view name;  ///< "baseline", "avx2", "avx512"
-  std::string_view description;  ///< "SSE2", "AVX2+FMA", "AVX-512"
-  WhtFn<float> wht_f32;
-  WhtFn<double> wht_f64;
-  WhtFn<std::uint32_t> wht_u32;
-  WhtFn<std::uint64_t> wht_u64;
-  WhtFn<detail::u128> wht_u128;
-
-  template <class W>
-  [[nodiscard]] WhtFn<W> wht() const noexcept {
-    if constexpr (std::is_same_v<W, float>) return wht_f32;
-    else if constexpr (std::is_same_v<W, double>) return wht_f64;
-    else if constexpr (std::is_same_v<W, std::uint32_t>) return wht_u32;
-    else if constexpr (std::is_same_v<W, std::uint64_t>) return wht_u64;
-    else return wht_u128;
-  }
+/// Cache-derived sizes the kernels block for (bytes).
+struct Geometry {
+  std::size_t leaf_bytes;    ///< a block transformed entirely in L1
+  std::size_t block_bytes;   ///< a block transformed entirely in L2 (the block pass)
+  std::size_t strip_bytes;   ///< row width of a strip pass
+  std::size_t buffer_bytes;  ///< most words one strip pass gathers (per thread)
+  /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
+  static const Geometry& of_this_cpu() noexcept;
 };
 
-const IsaKernels& isa_baseline() noexcept;
-const IsaKernels& isa_avx2() noexcept;
-const IsaKernels& isa_avx512() noexcept;
+template <class W>
+struct WordKernels {
+  /// out ← scale · W·in, natural order, 2^log2n words (in may equal out).
+  void (*wht)(const W* in, W* out, int log2n, int threads, double scale, const Geometry& g);
+  /// out ← scale · W(op(W·in, S)) with S of 2^spectrum_log2n ≤ 2^log2n words standing for its
+  /// zero-padded operand (S[k mod 2^spectrum_log2n]); `spectrum` is unused by `square`.
+  void (*dyadic)(const W* in, W* out, int log2n, DyadicOp op, const W* spectrum, int spectrum_log2n,
+                 double scale, int threads, const Geometry& g);
+};
+
+struct IsaKernels {
+  std::string_view name;         ///< the variant name: "avx512", "avx2", "sse4", "portable"
+  std::string_view description;  ///< e.g. "AVX2 (Highway)"
+  WordKernels<float> f32;
+  WordKernels<double> f64;
+  WordKernels<std::uint32_t> u32;
+  WordKernels<std::uint64_t> u64;
+  WordKernels<detail::u128> u128;
+
+  template <class W>
+  [[nodiscard]] const WordKernels<W>& of() const noexcept {
+    if constexpr (std::is_same_v<W, float>) return f32;
+    else if constexpr (std::is_same_v<W, double>) return f64;
+    else if constexpr (std::is_same_v<W, std::uint32_t>) return u32;
+    else if constexpr (std::is_same_v<W, std::uint64_t>) return u64;
+    else return u128;
+  }
+};
 
 /// The instruction sets this CPU can run, slowest first.
 std::span<const IsaKernels* const> supported_isas() noexcept;

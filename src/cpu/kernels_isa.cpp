@@ -1,10 +1,10 @@
-// One instruction set's copy of the cpu backend's kernels. Compiled several times with
-// FASTCONV_ISA set to baseline, avx2 or avx512 and the matching -m flags (src/CMakeLists.txt).
-#include <bit>
+// One instruction set's copy of the cpu backend's kernels. Compiled once per instruction set
+// with FASTCONV_ISA naming it and the matching -m flags (src/CMakeLists.txt); Highway's static
+// target is then the widest vector unit those flags enable.
 #include <cstdint>
 
-#include "cpu/blocked_wht.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/passes.hpp"
 
 #ifndef FASTCONV_ISA
 #error "FASTCONV_ISA must name the instruction set this file is compiled for"
@@ -16,21 +16,26 @@
 #define FASTCONV_STR(a) FASTCONV_STR2(a)
 
 namespace fastconv::cpu {
+namespace FASTCONV_ISA {
 namespace {
-constexpr std::string_view describe(std::string_view isa) {
-  return isa == "avx512" ? "AVX-512" : isa == "avx2" ? "AVX2+FMA" : "SSE2";
+
+template <class W>
+constexpr WordKernels<W> kernels_of() {
+  return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic};
 }
+
 }  // namespace
+}  // namespace FASTCONV_ISA
 
 const IsaKernels& FASTCONV_CAT(isa_, FASTCONV_ISA)() noexcept {
-  static constexpr IsaKernels kernels{
+  static const IsaKernels kernels{
       FASTCONV_STR(FASTCONV_ISA),
-      describe(FASTCONV_STR(FASTCONV_ISA)),
-      &FASTCONV_ISA::blocked::transform<float>,
-      &FASTCONV_ISA::blocked::transform<double>,
-      &FASTCONV_ISA::blocked::transform<std::uint32_t>,
-      &FASTCONV_ISA::blocked::transform<std::uint64_t>,
-      &FASTCONV_ISA::blocked::transform<detail::u128>,
+      hwy::TargetName(HWY_TARGET),
+      FASTCONV_ISA::kernels_of<float>(),
+      FASTCONV_ISA::kernels_of<double>(),
+      FASTCONV_ISA::kernels_of<std::uint32_t>(),
+      FASTCONV_ISA::kernels_of<std::uint64_t>(),
+      FASTCONV_ISA::kernels_of<detail::u128>(),
   };
   return kernels;
 }

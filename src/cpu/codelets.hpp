@@ -1,0 +1,279 @@
+// src/cpu/codelets.hpp — the innermost WHT kernels ("codelets") of the cpu backend, for one
+// instruction set (included only by kernels_isa.cpp, which is compiled once per instruction
+// set; Highway's static target is the best one the compile flags enable).
+//
+// Two codelet families implement the same interface, used by the pass structure in
+// passes.hpp:
+//   SimdOps<T>   float, double, uint32, uint64 on Highway vectors of L lanes;
+//   ScalarOps<W> any word (the 128-bit integer ring, and arrays shorter than one vector).
+// The interface, for a contiguous array x of 2^m words:
+//   kLanesLog2          log2 L (0 for ScalarOps)
+//   kRadixLog2          how many stages one sweep of register-held butterflies covers
+//   first_sweep(x, m)   stages 0 … min(m, kLanesLog2 + kRadixLog2) − 1: the in-vector stages
+//                       by lane permutations, then the first cross-vector stages; returns
+//                       the number of stages done
+//   copy(dst, src, count)
+//   columns(x, h, k, j0, j1)
+//                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
+//                       j0 … j1−1: 2^k vectors loaded, transformed in registers and stored
+//
+// Every codelet performs exactly the butterflies of the radix-2 network, in the same stage
+// order, so float results are bitwise identical to the textbook loop's.
+#pragma once
+
+#include <hwy/highway.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "cpu/isa.hpp"
+
+namespace fastconv::cpu::FASTCONV_ISA {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
+    HWY_TARGET == HWY_NEON
+inline constexpr int kTargetRadixLog2 = 3;
+#else
+inline constexpr int kTargetRadixLog2 = 3;
+#endif
+
+/// Element-wise step of a fused dyadic convolution: y ← f · (y ⊙ S), f·y², or f · (y ⊘ S).
+template <class W>
+inline W combine_one(W y, W s, DyadicOp op, W factor) {
+  switch (op) {
+    case DyadicOp::multiply: return y * s * factor;
+    case DyadicOp::square: return y * y * factor;
+    case DyadicOp::divide: return y / s * factor;
+  }
+  return y;
+}
+
+/// y[k] ← combine(y[k], S[(offset + k) & mask]) for k < count; rings ignore `factor` = 1.
+template <class W>
+inline void combine_range(W* __restrict y, std::size_t count, DyadicOp op, const W* __restrict s,
+                          std::size_t offset, std::size_t mask, W factor) {
+  if (op == DyadicOp::square) {
+    for (std::size_t k = 0; k < count; ++k) y[k] = combine_one(y[k], y[k], op, factor);
+    return;
+  }
+  const std::size_t start = offset & mask;
+  if (start + count <= mask + 1) {  // one contiguous run of S: vectorisable
+    const W* __restrict run = s + start;
+    if (op == DyadicOp::multiply)
+      for (std::size_t k = 0; k < count; ++k) y[k] = y[k] * run[k] * factor;
+    else
+      for (std::size_t k = 0; k < count; ++k) y[k] = y[k] / run[k] * factor;
+    return;
+  }
+  for (std::size_t k = 0; k < count; ++k) y[k] = combine_one(y[k], s[(offset + k) & mask], op, factor);
+}
+
+/// The codelets on plain words, one at a time.
+template <class W>
+struct ScalarOps {
+  using Word = W;
+  static constexpr int kLanesLog2 = 0;
+  static constexpr int kRadixLog2 = 3;
+
+  static int first_sweep(W* x, int m) {
+    const int k = m < kRadixLog2 ? m : kRadixLog2;
+    const std::size_t n = std::size_t{1} << m;
+    for (std::size_t base = 0; base < n; base += std::size_t{1} << k) columns(x + base, 1, k, 0, 1);
+    return k;
+  }
+
+  static void copy(W* __restrict dst, const W* __restrict src, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) dst[k] = src[k];
+  }
+
+  static void columns(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
+    for (std::size_t j = j0; j < j1; ++j) {
+      W v[1 << kTargetRadixLog2];  // SimdOps hands its own radix over for short rows
+      for (int r = 0; r < (1 << k); ++r) v[r] = x[j + r * h];
+      for (int t = 1; t < (1 << k); t *= 2)
+        for (int i = 0; i < (1 << k); i += 2 * t)
+          for (int q = i; q < i + t; ++q) {
+            const W a = v[q], b = v[q + t];
+            v[q] = a + b;
+            v[q + t] = a - b;
+          }
+      for (int r = 0; r < (1 << k); ++r) x[j + r * h] = v[r];
+    }
+  }
+};
+
+/// The codelets on Highway vectors of L = 2^kLanesLog2 lanes of T.
+template <class T>
+struct SimdOps {
+  using Word = T;
+  using D = hn::ScalableTag<T>;
+  using V = hn::Vec<D>;
+  static constexpr std::size_t kLanes = hn::MaxLanes(D());
+  static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
+  static constexpr int kLanesLog2 = std::countr_zero(kLanes);
+  static constexpr int kRadixLog2 = kTargetRadixLog2;
+  static constexpr bool kFloat = std::is_floating_point_v<T>;
+
+  /// a, b ← a + b, a − b. For floats every other butterfly runs on the FMA units as
+  /// b·1 + a and a − b·1 (exact, like the add), which doubles the add throughput on CPUs
+  /// whose adders and FMA units are separate ports.
+  template <bool kOnFma>
+  static HWY_INLINE void butterfly(V& a, V& b, [[maybe_unused]] V one) {
+    if constexpr (kFloat && kOnFma) {
+      const V s = hn::MulAdd(b, one, a);
+      b = hn::NegMulAdd(b, one, a);
+      a = s;
+    } else {
+      const V s = hn::Add(a, b);
+      b = hn::Sub(a, b);
+      a = s;
+    }
+  }
+
+  /// All log2 R stages over R vectors held in registers, vector r belonging to row r.
+  template <int kR, int kT = 1>
+  static HWY_INLINE void radix_in_registers(V* v, V one) {
+    if constexpr (kT < kR) {
+      // Butterfly p of this stage pairs rows q and q + kT.
+#pragma GCC unroll 16
+      for (int p = 0; p < kR / 2; ++p) {
+        const int q = (p / kT) * 2 * kT + p % kT;
+        if ((p & 1) != 0) butterfly<true>(v[q], v[q + kT], one);
+        else butterfly<false>(v[q], v[q + kT], one);
+      }
+      radix_in_registers<kR, 2 * kT>(v, one);
+    }
+  }
+
+  /// Per-stage constants of the in-vector stages: which lanes are the upper half of their
+  /// butterfly (floats: as a ±1 multiplier).
+  struct LaneStages {
+    V sign[kLanesLog2 > 0 ? kLanesLog2 : 1];
+    hn::Mask<D> upper[kLanesLog2 > 0 ? kLanesLog2 : 1];
+    LaneStages() {
+      const D d;
+      const hn::RebindToUnsigned<D> du;
+      using U = hn::TFromD<decltype(du)>;
+      const auto lane = hn::Iota(du, U{0});
+      for (int i = 0; i < kLanesLog2; ++i) {
+        upper[i] = hn::RebindMask(d, hn::TestBit(lane, hn::Set(du, static_cast<U>(U{1} << i))));
+        if constexpr (kFloat) sign[i] = hn::IfThenElse(upper[i], hn::Set(d, T(-1)), hn::Set(d, T(1)));
+      }
+    }
+  };
+
+  /// The lanes of v with lane index bit i flipped (single-lane targets have none).
+  template <int kI>
+  static HWY_INLINE V partner(V v) {
+#if HWY_TARGET == HWY_SCALAR
+    return v;
+#else
+    constexpr std::size_t bytes = sizeof(T) << kI;
+    if constexpr (bytes == 4) return hn::Shuffle2301(v);
+    else if constexpr (bytes == 8 && sizeof(T) == 4) return hn::Shuffle1032(v);
+    else if constexpr (bytes == 8) return hn::Shuffle01(v);
+    else if constexpr (bytes == 16) return hn::SwapAdjacentBlocks(v);
+    else {
+      static_assert(bytes == 32, "vectors wider than 512 bits are not handled");
+      return hn::ConcatLowerUpper(D(), v, v);
+    }
+#endif
+  }
+
+  /// In-vector stages kI … kLanesLog2 − 1.
+  template <int kI = 0>
+  static HWY_INLINE V lane_stages(V v, const LaneStages& c) {
+    if constexpr (kI >= kLanesLog2) {
+      return v;
+    } else {
+      const V p = partner<kI>(v);
+      // Lower lane: v + p; upper lane: p − v (its partner p is the lower element).
+      if constexpr (kFloat) v = hn::MulAdd(v, c.sign[kI], p);
+      else v = hn::IfThenElse(c.upper[kI], hn::Sub(p, v), hn::Add(v, p));
+      return lane_stages<kI + 1>(v, c);
+    }
+  }
+
+  template <int kR>
+  static void first_sweep_r(T* HWY_RESTRICT x, std::size_t n) {
+    const D d;
+    const LaneStages c;
+    const V one = hn::Set(d, T(1));
+    for (std::size_t base = 0; base < n; base += kR * kLanes) {
+      V v[kR];
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) v[r] = lane_stages(hn::LoadU(d, x + base + r * kLanes), c);
+      radix_in_registers<kR>(v, one);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + base + r * kLanes);
+    }
+  }
+
+  static int first_sweep(T* x, int m) {
+    if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m);
+    const int k = m - kLanesLog2 < kRadixLog2 ? m - kLanesLog2 : kRadixLog2;
+    const std::size_t n = std::size_t{1} << m;
+    switch (k) {
+      case 0: first_sweep_r<1>(x, n); break;
+      case 1: first_sweep_r<2>(x, n); break;
+      case 2: first_sweep_r<4>(x, n); break;
+      case 3: first_sweep_r<8>(x, n); break;
+      default: if constexpr (kRadixLog2 >= 4) first_sweep_r<16>(x, n); break;
+    }
+    return kLanesLog2 + k;
+  }
+
+  /// dst[0, count) ← src[0, count). Not memcpy: glibc's `rep movsb` copies slowly on some
+  /// AMD CPUs when source and destination sit a multiple of 4 KiB apart, as strips do.
+  static void copy(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, std::size_t count) {
+    const D d;
+    std::size_t k = 0;
+    for (; k + 4 * kLanes <= count; k += 4 * kLanes) {
+      const V a = hn::LoadU(d, src + k), b = hn::LoadU(d, src + k + kLanes);
+      const V c = hn::LoadU(d, src + k + 2 * kLanes), e = hn::LoadU(d, src + k + 3 * kLanes);
+      hn::StoreU(a, d, dst + k);
+      hn::StoreU(b, d, dst + k + kLanes);
+      hn::StoreU(c, d, dst + k + 2 * kLanes);
+      hn::StoreU(e, d, dst + k + 3 * kLanes);
+    }
+    for (; k < count; ++k) dst[k] = src[k];
+  }
+
+  /// Stages s … s+k−1 on columns [j0, j1) of 2^k rows h words apart (x = the first row).
+  template <int kR>
+  static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1) {
+    const D d;
+    const V one = hn::Set(d, T(1));
+    for (std::size_t j = j0; j < j1; j += kLanes) {
+      V v[kR];
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, x + j + r * h);
+      radix_in_registers<kR>(v, one);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + j + r * h);
+    }
+  }
+
+  /// k ≤ kRadixLog2 stages across 2^k rows h words apart, on their columns [j0, j1)
+  /// (multiples of L, or the scalar codelets take over).
+  static void columns(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
+    if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
+    switch (k) {
+      case 1: columns_r<2>(x, h, j0, j1); break;
+      case 2: columns_r<4>(x, h, j0, j1); break;
+      case 3: columns_r<8>(x, h, j0, j1); break;
+      default: if constexpr (kRadixLog2 >= 4) columns_r<16>(x, h, j0, j1); break;
+    }
+  }
+};
+
+/// The codelets for word W on this instruction set.
+template <class W>
+using OpsFor = std::conditional_t<std::is_same_v<W, detail::u128>, ScalarOps<W>, SimdOps<W>>;
+
+}  // namespace fastconv::cpu::FASTCONV_ISA

@@ -1,0 +1,151 @@
+// The cpu backend's kernels (src/cpu/codelets.hpp, passes.hpp) called directly, on every
+// instruction set this CPU runs, against a textbook WHT written here. Small cache geometries
+// make small arrays take every path large ones take in production: several strip passes,
+// gathered and in-place strips, the fused dyadic middle and its unfused fallback, threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/isa.hpp"
+
+namespace {
+
+using fastconv::cpu::DyadicOp;
+using fastconv::cpu::Geometry;
+using fastconv::cpu::IsaKernels;
+using fastconv::detail::u128;
+
+/// In-place textbook WHT (natural order, unnormalised) — the oracle.
+template <class W>
+void textbook(std::vector<W>& x) {
+  for (std::size_t h = 1; h < x.size(); h *= 2)
+    for (std::size_t i = 0; i < x.size(); i += 2 * h)
+      for (std::size_t j = i; j < i + h; ++j) {
+        const W a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+}
+
+/// Geometries from tiny (many passes at n ≈ 10) to this CPU's own.
+std::vector<Geometry> geometries() {
+  return {Geometry{64, 256, 32, 512}, Geometry{64, 128, 16, 256}, Geometry{256, 1024, 64, 4096},
+          Geometry{1024, 4096, 128, 1024}, Geometry::of_this_cpu()};
+}
+
+std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
+  return std::string(isa.name) + " geometry {" + std::to_string(g.leaf_bytes) + ", " + std::to_string(g.block_bytes) +
+         ", " + std::to_string(g.strip_bytes) + ", " + std::to_string(g.buffer_bytes) + "} n=" + std::to_string(n) +
+         " threads=" + std::to_string(threads);
+}
+
+/// Small integers: every float result below is exact, so comparisons are bitwise.
+template <class W>
+std::vector<W> small_integers(std::size_t size, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<W> v(size);
+  for (auto& e : v) e = static_cast<W>(d(rng));
+  return v;
+}
+
+template <class W>
+void check_wht(const IsaKernels& isa) {
+  std::mt19937_64 rng(11);
+  const auto& k = isa.of<W>();
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 14; ++n)
+      for (int threads : {1, 2, 3}) {
+        const auto x = small_integers<W>(std::size_t{1} << n, rng);
+        auto want = x;
+        textbook(want);
+        auto got = x;
+        k.wht(got.data(), got.data(), n, threads, 1.0, g);
+        ASSERT_TRUE(got == want) << "in place, " << where(isa, g, n, threads);
+        std::vector<W> out(x.size());
+        k.wht(x.data(), out.data(), n, threads, 1.0, g);
+        ASSERT_TRUE(out == want) << "out of place, " << where(isa, g, n, threads);
+        if constexpr (std::is_floating_point_v<W>) {  // a power-of-two scale is exact too
+          k.wht(x.data(), out.data(), n, threads, 0.25, g);
+          for (auto& e : want) e *= W(0.25);
+          ASSERT_TRUE(out == want) << "scaled, " << where(isa, g, n, threads);
+        }
+      }
+}
+
+template <class W>
+void check_dyadic(const IsaKernels& isa) {
+  std::mt19937_64 rng(12);
+  const auto& k = isa.of<W>();
+  const std::vector<DyadicOp> ops = std::is_floating_point_v<W>
+                                        ? std::vector{DyadicOp::multiply, DyadicOp::square, DyadicOp::divide}
+                                        : std::vector{DyadicOp::multiply, DyadicOp::square};
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 13; ++n)
+      for (int m : {0, n / 2, n})  // spectra of the operand's own size and of shorter ones
+        for (DyadicOp op : ops)
+          for (int threads : {1, 2}) {
+            const std::size_t size = std::size_t{1} << n;
+            const auto x = small_integers<W>(size, rng);
+            // The spectrum is an input of the kernel: any values, nonzero for the division.
+            std::vector<W> s = small_integers<W>(std::size_t{1} << m, rng);
+            for (auto& e : s)
+              if (e == W(0)) e = W(3);
+            // Oracle: scale · W(op(W·x, S)), computed in double for floats.
+            using Acc = std::conditional_t<std::is_floating_point_v<W>, double, W>;
+            std::vector<Acc> y(x.begin(), x.end());
+            textbook(y);
+            const double scale = std::is_floating_point_v<W> ? 1.0 / double(size) : 1.0;
+            for (std::size_t i = 0; i < size; ++i) {
+              const Acc sv = static_cast<Acc>(s[i & (s.size() - 1)]);
+              y[i] = op == DyadicOp::multiply ? y[i] * sv : op == DyadicOp::square ? y[i] * y[i] : y[i] / sv;
+            }
+            textbook(y);
+            std::vector<W> out(size);
+            k.dyadic(x.data(), out.data(), n, op, s.data(), m, scale, threads, g);
+            auto in_place = x;
+            k.dyadic(in_place.data(), in_place.data(), n, op, s.data(), m, scale, threads, g);
+            for (std::size_t i = 0; i < size; ++i) {
+              if constexpr (std::is_floating_point_v<W>) {
+                const double want = y[i] * scale;
+                const double tol = 64 * std::numeric_limits<W>::epsilon() * (1 + std::fabs(want)) * (n + 1) * 8;
+                ASSERT_NEAR(out[i], want, tol) << "op " << int(op) << " m=" << m << " i=" << i << ", " << where(isa, g, n, threads);
+              } else {
+                ASSERT_EQ(out[i], y[i]) << "op " << int(op) << " m=" << m << " i=" << i << ", " << where(isa, g, n, threads);
+              }
+              ASSERT_EQ(in_place[i], out[i]) << "in place differs, i=" << i << ", " << where(isa, g, n, threads);
+            }
+          }
+}
+
+TEST(CpuKernels, WhtMatchesTextbookOnEveryPath) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa);
+    check_wht<double>(*isa);
+    check_wht<std::uint32_t>(*isa);
+    check_wht<std::uint64_t>(*isa);
+    check_wht<u128>(*isa);
+  }
+}
+
+TEST(CpuKernels, FusedDyadicMatchesTextbookOnEveryPath) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_dyadic<float>(*isa);
+    check_dyadic<double>(*isa);
+    check_dyadic<std::uint32_t>(*isa);
+    check_dyadic<std::uint64_t>(*isa);
+    check_dyadic<u128>(*isa);
+  }
+}
+
+TEST(CpuKernels, EveryVariantIsListedAndNamed) {
+  const auto isas = fastconv::cpu::supported_isas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.front()->name, "portable");
+  for (const IsaKernels* isa : isas) EXPECT_FALSE(isa->description.empty()) << isa->name;
+}
+
+}  // namespace
