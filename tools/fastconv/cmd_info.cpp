@@ -26,8 +26,8 @@ int run_info() {
 
 void add_info_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("info", "Version, backends and devices found, SIMD level, threads");
-  cmd->footer("Set FASTCONV_CPU_ISA=baseline|avx2|avx512 (or --variant) to force the cpu backend's instruction\n"
-              "set and OMP_NUM_THREADS (or --threads) to limit its threads. Variants are listed slowest first.");
+  cmd->footer("Variants are listed slowest first. FASTCONV_CPU_ISA=VARIANT (or --variant on a command) forces the\n"
+              "cpu backend's instruction set; OMP_NUM_THREADS (or --threads) limits its threads.");
   cmd->callback([&action] { action = run_info; });
 }
 
