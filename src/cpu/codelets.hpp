@@ -119,34 +119,25 @@ struct SimdOps {
   static constexpr int kRadixLog2 = kTargetRadixLog2;
   static constexpr bool kFloat = std::is_floating_point_v<T>;
 
-  /// a, b ← a + b, a − b. For floats every other butterfly runs on the FMA units as
-  /// b·1 + a and a − b·1 (exact, like the add), which doubles the add throughput on CPUs
-  /// whose adders and FMA units are separate ports.
-  template <bool kOnFma>
-  static HWY_INLINE void butterfly(V& a, V& b, [[maybe_unused]] V one) {
-    if constexpr (kFloat && kOnFma) {
-      const V s = hn::MulAdd(b, one, a);
-      b = hn::NegMulAdd(b, one, a);
-      a = s;
-    } else {
-      const V s = hn::Add(a, b);
-      b = hn::Sub(a, b);
-      a = s;
-    }
+  /// a, b ← a + b, a − b. (Issuing half of them as FMAs b·1 ± a, to use the FMA ports too,
+  /// measured 10–30 % slower on AMD Zen: docs/benchmarks.md.)
+  static HWY_INLINE void butterfly(V& a, V& b) {
+    const V s = hn::Add(a, b);
+    b = hn::Sub(a, b);
+    a = s;
   }
 
   /// All log2 R stages over R vectors held in registers, vector r belonging to row r.
   template <int kR, int kT = 1>
-  static HWY_INLINE void radix_in_registers(V* v, V one) {
+  static HWY_INLINE void radix_in_registers(V* v) {
     if constexpr (kT < kR) {
       // Butterfly p of this stage pairs rows q and q + kT.
 #pragma GCC unroll 16
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
-        if ((p & 1) != 0) butterfly<true>(v[q], v[q + kT], one);
-        else butterfly<false>(v[q], v[q + kT], one);
+        butterfly(v[q], v[q + kT]);
       }
-      radix_in_registers<kR, 2 * kT>(v, one);
+      radix_in_registers<kR, 2 * kT>(v);
     }
   }
 
@@ -203,12 +194,11 @@ struct SimdOps {
   static void first_sweep_r(T* HWY_RESTRICT x, std::size_t n) {
     const D d;
     const LaneStages c;
-    const V one = hn::Set(d, T(1));
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = lane_stages(hn::LoadU(d, x + base + r * kLanes), c);
-      radix_in_registers<kR>(v, one);
+      radix_in_registers<kR>(v);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + base + r * kLanes);
     }
@@ -248,12 +238,11 @@ struct SimdOps {
   template <int kR>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1) {
     const D d;
-    const V one = hn::Set(d, T(1));
     for (std::size_t j = j0; j < j1; j += kLanes) {
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, x + j + r * h);
-      radix_in_registers<kR>(v, one);
+      radix_in_registers<kR>(v);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + j + r * h);
     }

@@ -20,10 +20,9 @@ enum class DyadicOp { multiply, square, divide };
 
 /// Cache-derived sizes the kernels block for (bytes).
 struct Geometry {
-  std::size_t leaf_bytes;    ///< a block transformed entirely in L1
-  std::size_t block_bytes;   ///< a block transformed entirely in L2 (the block pass)
-  std::size_t strip_bytes;   ///< row width of a strip pass
-  std::size_t buffer_bytes;  ///< most words one strip pass gathers (per thread)
+  std::size_t leaf_bytes;   ///< a block transformed entirely in L1
+  std::size_t block_bytes;   ///< a block transformed entirely in L2: where the recursion stops
+  std::size_t gather_bytes;  ///< from this size on, sweeps across an array go through a buffer
   /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
   static const Geometry& of_this_cpu() noexcept;
 };

@@ -2,22 +2,25 @@
 // arranged into as few passes over a large array as the caches allow (included only by
 // kernels_isa.cpp, once per instruction set).
 //
-// A transform of 2^n words runs as
-//   1. the block pass: every contiguous block of 2^b words (b from Geometry::block_bytes,
-//      about half of L2) gets its stages 0 … b−1, done leaf by leaf in L1 first;
-//   2. strip passes over the remaining high bits, usually one: a strip is 2^H rows of w
-//      contiguous words (w·size = Geometry::strip_bytes), the rows 2^lo words apart. With
-//      H ≤ the codelets' radix the rows are transformed where they lie; otherwise the strip
-//      is gathered into a contiguous per-thread buffer (no cache-set conflicts between rows
-//      a power of two apart), transformed there, and scattered back.
-// A dyadic convolution out = f·W(S ⊙ W·x) fuses into the same walk: the block pass copies x
-// into out, the last strip pass transforms its strip, multiplies it by the spectrum and
-// transforms it back before scattering, and a final block pass finishes the inverse — three
-// passes over memory instead of seven. The scale of a normalised transform is applied in
-// whichever pass writes last.
+// A transform of 2^n words runs depth first: the array is split at its top k ≤ radix bits
+// into 2^k parts, each part is transformed the same way, and then one sweep of radix-2^k
+// codelets does the top k stages across the parts (2^k streams, each read sequentially).
+// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes, about half of
+// L2), which are transformed in cache, L1-sized leaves first. Depth first, every part that
+// fits a cache level is finished there before the next one is touched: only the few top
+// sweeps stream the whole array from memory. (Breadth-first passes with strips gathered into
+// buffers need fewer sweeps on paper but touch a new page with every short row; measured
+// slower: docs/benchmarks.md.) The stages run in the textbook's order, so results are
+// bitwise those of the textbook loop.
 //
-// Parallelism: one OpenMP team per call; each pass is an `omp for` over independent blocks or
-// strips.
+// A dyadic convolution out = f·W(S ⊙ W·x) fuses into the same walk: the parts are
+// transformed (copying x into out at the blocks), the top sweep transforms a column chunk,
+// multiplies it by the spectrum and transforms it back while it is in cache, and the parts
+// are transformed again. The scale of a normalised transform is applied by the top sweep.
+//
+// Parallelism: one OpenMP team per call; the parts of the top level are shared out (or, if
+// there are fewer parts than threads, the level below), and the top sweep is split by
+// column chunks.
 #pragma once
 
 #include <omp.h>
@@ -70,14 +73,13 @@ class Pipeline {
     leaf_ = bits_of(g.leaf_bytes);
     const int block = std::max(bits_of(g.block_bytes), leaf_);
     block_words_ = std::size_t{1} << block;
+    gather_bytes_ = g.gather_bytes;
     const std::size_t words = std::size_t{1} << n;
     const int want = threads > 0 ? threads : omp_get_max_threads();
     team_ = static_cast<int>(std::clamp<std::size_t>(words / kMinWordsPerThread, 1, static_cast<std::size_t>(want)));
     // Low bits: one block, or fewer bits so that every thread gets a block.
     lo_ = std::min(block, n - static_cast<int>(std::bit_width(static_cast<unsigned>(team_ - 1))));
     if (team_ == 1) lo_ = std::min(block, n);
-    width_ = std::max<std::size_t>(g.strip_bytes / sizeof(W), 1);
-    strip_bits_ = std::max(bits_of(g.buffer_bytes) - std::countr_zero(width_), 1);
   }
 
   static int bits_of(std::size_t bytes) {
@@ -132,144 +134,119 @@ class Pipeline {
       scale_words(x_, words);
       return;
     }
-    // Strip passes over bits lo_ … n_−1, as evenly split as the buffer allows.
-    const int high = n_ - lo_;
-    const int passes = (high + strip_bits_ - 1) / strip_bits_;
-    // A dyadic convolution fuses its middle into a single strip pass; with more, it runs as
-    // forward transform, element-wise pass, inverse transform.
-    const bool fuse = middle_.active && passes == 1;
-    // One gather buffer per thread, for the widest gathered strip.
-    for (int p = 0, lo = lo_; p < passes; ++p) {
-      const int bits = strip_bits_of(p, passes);
-      if (bits > Ops::kRadixLog2) buffer_words_ = std::max(buffer_words_, gather_width(lo, bits) << bits);
-      lo += bits;
-    }
-    if (buffer_words_ > 0) buffers_.reset(new (std::align_val_t{64}) W[buffer_words_ * team_]);
+    if ((sizeof(W) << n_) >= gather_bytes_)
+      buffers_.reset(new (std::align_val_t{64}) W[buffer_words() * static_cast<std::size_t>(team_)]);
 #pragma omp parallel num_threads(team_) if (team_ > 1)
-    {
-      block_pass(in_, true);
-      int lo = lo_;
-      for (int p = 0; p < passes; ++p) {
-        const int bits = strip_bits_of(p, passes);
-        strip_pass(lo, bits, fuse, !middle_.active && p + 1 == passes);
-        lo += bits;
-      }
-      if (middle_.active) {
-        if (!fuse) {
-#pragma omp for schedule(static)
-          for (std::ptrdiff_t c = 0; c < chunks(words); ++c)
-            combine_range(x_ + c * kChunk, std::min(kChunk, words), middle_.op, middle_.spectrum, c * kChunk,
-                          middle_.spectrum_mask, middle_.factor);
-          int hi = n_;
-          for (int p = passes; p > 0; --p) {  // inverse strip passes, high bits first
-            const int bits = strip_bits_of(p - 1, passes);
-            strip_pass(hi - bits, bits, false, false);
-            hi -= bits;
-          }
-        }
-        block_pass(x_, false);
-      }
-    }
+    team_transform(in_, x_, n_, true);
   }
 
-  static constexpr std::size_t kChunk = std::size_t{1} << 12;
-  static std::ptrdiff_t chunks(std::size_t words) {
-    return static_cast<std::ptrdiff_t>(std::max<std::size_t>(words / kChunk, 1));
+  /// How a level of 2^m words splits: its top k bits, swept directly (k ≤ the radix: 2^k
+  /// streams) or, for arrays of gather_bytes or more, through a buffer (k ≤ kGatherBits).
+  /// Direct sweeps over big arrays are slow: their 2^k streams sit a large power of two
+  /// apart and collide in caches and DRAM banks (measured 2.5× slower than one stream), and
+  /// gathered rows of a few KiB each read like one stream.
+  struct Split {
+    int k;
+    bool gather;
+  };
+  static constexpr int kGatherBits = 6;
+  static constexpr std::size_t kMinGatherWidth = 64;  ///< words per gathered row, at least
+
+  Split split(int m) const {
+    if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo_, kGatherBits), true};
+    return {std::min(m - lo_, Ops::kRadixLog2), false};
   }
 
-  /// The number of bits strip pass p of `passes` covers (the same split as run()'s loop).
-  int strip_bits_of(int p, int passes) const {
-    int lo = lo_;
-    int bits = 0;
-    for (int q = 0; q <= p; ++q) {
-      bits = (n_ - lo) / (passes - q) + ((n_ - lo) % (passes - q) != 0);
-      lo += bits;
-    }
-    return bits;
+  std::size_t buffer_words() const { return std::max(block_words_, kMinGatherWidth << kGatherBits); }
+
+  /// Columns per chunk of a sweep across 2^k rows of `run` words.
+  std::size_t chunk_columns(std::size_t run, const Split& sp) const {
+    std::size_t cols = std::min(run, std::max(kMinGatherWidth, block_words_ >> sp.k));
+    if (!sp.gather)  // enough chunks for the team
+      while (cols > 64 && (run / cols) < 4 * static_cast<std::size_t>(team_)) cols /= 2;
+    return cols;
   }
 
-  /// Asks for the rows of strip task t to be brought into cache while this one is computed:
-  /// hardware prefetchers do not follow hundreds of short rows.
-  void prefetch_strip(std::ptrdiff_t t, std::size_t per_group, std::size_t run, std::size_t rows,
-                      std::size_t w) const {
-    const std::size_t g = static_cast<std::size_t>(t) / per_group, j0 = (static_cast<std::size_t>(t) % per_group) * w;
-    const char* x = reinterpret_cast<const char*>(x_ + g * run * rows + j0);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t b = 0; b < w * sizeof(W); b += 64) __builtin_prefetch(x + r * run * sizeof(W) + b, 1);
-  }
-
-  /// Row width of a gathered strip of 2^bits rows 2^lo words apart: at least the minimum strip
-  /// width (whole cache lines), at most the row.
-  std::size_t gather_width(int lo, int bits) const {
-    const std::size_t leaf = std::size_t{1} << leaf_;
-    // A strip that fits one L1 leaf has all its stages done there; else an L2 block's worth.
-    const std::size_t w = (leaf >> bits) >= width_ ? leaf >> bits : std::max(width_, block_words_ >> bits);
-    return std::min(w, std::size_t{1} << lo);
-  }
-
-  /// Stages 0 … lo_−1 of every block (copying `src` in first when it is not the output).
-  void block_pass(const W* src, bool first) const {
-    const std::size_t block = std::size_t{1} << lo_;
-    const auto blocks = static_cast<std::ptrdiff_t>(std::size_t{1} << (n_ - lo_));
-#pragma omp for schedule(static)
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
-      W* x = x_ + b * block;
-      if (first && src != x_) Ops::copy(x, src + b * block, block);
-      stages(x, lo_, 0);
-      if (!first) scale_words(x, block);
-    }
-  }
-
-  /// Stages lo … lo+bits−1 (rows 2^lo words apart), then — if `fused` — the dyadic middle
-  /// and the same stages again, then — if `last` — the scale.
-  void strip_pass(int lo, int bits, bool fused, bool last) const {
-    const std::size_t run = std::size_t{1} << lo;  // row stride = contiguous words per row
-    const std::size_t rows = std::size_t{1} << bits;
-    const std::size_t groups = std::size_t{1} << (n_ - lo - bits);
-    if (bits <= Ops::kRadixLog2) {
-      // Few rows: transform the strips where they lie, `cols` columns at a time.
-      std::size_t cols = std::min(run, std::max<std::size_t>(width_, (std::size_t{1} << lo_) >> bits));
-      while (cols > width_ && groups * (run / cols) < 4 * static_cast<std::size_t>(team_)) cols /= 2;
-      const std::size_t per_group = run / cols;
-      const auto tasks = static_cast<std::ptrdiff_t>(groups * per_group);
-#pragma omp for schedule(static)
-      for (std::ptrdiff_t t = 0; t < tasks; ++t) {
-        const std::size_t g = static_cast<std::size_t>(t) / per_group, j0 = (static_cast<std::size_t>(t) % per_group) * cols;
-        W* x = x_ + g * run * rows;
-        Ops::columns(x, run, bits, j0, j0 + cols);
-        if (fused) {
-          for (std::size_t r = 0; r < rows; ++r)
-            combine_range(x + r * run + j0, cols, middle_.op, middle_.spectrum, g * run * rows + r * run + j0,
-                          middle_.spectrum_mask, middle_.factor);
-          Ops::columns(x, run, bits, j0, j0 + cols);
-        }
-        if (last)
-          for (std::size_t r = 0; r < rows; ++r) scale_words(x + r * run + j0, cols);
-      }
+  /// A whole transform of 2^m words (`src` copied in when it is not `x`) by every thread of
+  /// the team: the parts below the top bits are shared out — or, if there are fewer parts than
+  /// threads, worked through one by one by the whole team — then the top sweep is split by
+  /// column chunks. The outermost level also does the dyadic middle (and then transforms the
+  /// parts again) or the scale.
+  void team_transform(const W* src, W* x, int m, bool outermost) const {
+    if (m <= lo_) {
+#pragma omp single
+      forward(src, x, m);
       return;
     }
-    // Many rows: gather each strip into a contiguous buffer.
-    const std::size_t w = gather_width(lo, bits);
-    const int w_log2 = std::countr_zero(w);
-    const std::size_t per_group = run / w;
-    const auto tasks = static_cast<std::ptrdiff_t>(groups * per_group);
-    W* buffer = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words_;
+    const Split sp = split(m);
+    const int sub = m - sp.k;
+    const std::size_t part = std::size_t{1} << sub;
+    const auto parts = static_cast<std::ptrdiff_t>(std::size_t{1} << sp.k);
+    auto transform_parts = [&](const W* from) {
+      if (parts >= team_ || sub <= lo_) {
 #pragma omp for schedule(static)
-    for (std::ptrdiff_t t = 0; t < tasks; ++t) {
-      const std::size_t g = static_cast<std::size_t>(t) / per_group, j0 = (static_cast<std::size_t>(t) % per_group) * w;
-      W* x = x_ + g * run * rows + j0;
-      if (t + 1 < tasks) prefetch_strip(t + 1, per_group, run, rows, w);
-      for (std::size_t r = 0; r < rows; ++r) Ops::copy(buffer + r * w, x + r * run, w);
-      stages(buffer, w_log2 + bits, w_log2);
-      if (fused) {
-        for (std::size_t r = 0; r < rows; ++r)
-          combine_range(buffer + r * w, w, middle_.op, middle_.spectrum, g * run * rows + r * run + j0,
-                        middle_.spectrum_mask, middle_.factor);
-        stages(buffer, w_log2 + bits, w_log2);
+        for (std::ptrdiff_t i = 0; i < parts; ++i) forward(from + i * part, x + i * part, sub);
+      } else {
+        for (std::ptrdiff_t i = 0; i < parts; ++i) team_transform(from + i * part, x + i * part, sub, false);
       }
-      if (last) scale_words(buffer, rows * w);
-      for (std::size_t r = 0; r < rows; ++r) Ops::copy(x + r * run, buffer + r * w, w);
+    };
+    transform_parts(src);
+    const std::size_t cols = chunk_columns(part, sp);
+    const auto chunks = static_cast<std::ptrdiff_t>(part / cols);
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t c = 0; c < chunks; ++c)
+      sweep(x, part, sp, static_cast<std::size_t>(c) * cols, cols, outermost && middle_.active,
+            outermost && !middle_.active);
+    if (outermost && middle_.active) transform_parts(x);
+  }
+
+  /// All stages of 2^m words on one thread, depth first: the parts below the top bits first
+  /// (each small enough, sooner or later, to stay in cache), then the sweep across them.
+  void forward(const W* src, W* x, int m) const {
+    if (m <= lo_) {
+      if (src != x) Ops::copy(x, src, std::size_t{1} << m);
+      stages(x, m, 0);
+      return;
     }
+    const Split sp = split(m);
+    const int sub = m - sp.k;
+    const std::size_t part = std::size_t{1} << sub;
+    for (std::size_t i = 0; i < (std::size_t{1} << sp.k); ++i) forward(src + i * part, x + i * part, sub);
+    const std::size_t cols = sp.gather ? chunk_columns(part, sp) : part;
+    for (std::size_t j0 = 0; j0 < part; j0 += cols) sweep(x, part, sp, j0, cols, false, false);
+  }
+
+  /// The top stages across the 2^k rows (`run` words apart) of x, on columns [j0, j0+cols);
+  /// then, if `fused`, the dyadic middle and the same stages again; then, if `scale`, the
+  /// scale. Gathered sweeps copy the rows into this thread's buffer and back.
+  void sweep(W* x, std::size_t run, const Split& sp, std::size_t j0, std::size_t cols, bool fused,
+             bool scale) const {
+    const std::size_t rows = std::size_t{1} << sp.k;
+    auto combine_rows = [&](W* base, std::size_t stride) {
+      for (std::size_t r = 0; r < rows; ++r)
+        combine_range(base + r * stride, cols, middle_.op, middle_.spectrum, r * run + j0, middle_.spectrum_mask,
+                      middle_.factor);
+    };
+    if (!sp.gather) {
+      Ops::columns(x, run, sp.k, j0, j0 + cols);
+      if (fused) {
+        combine_rows(x + j0, run);
+        Ops::columns(x, run, sp.k, j0, j0 + cols);
+      }
+      if (scale)
+        for (std::size_t r = 0; r < rows; ++r) scale_words(x + r * run + j0, cols);
+      return;
+    }
+    W* buffer = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words();
+    const int w = std::countr_zero(cols);
+    for (std::size_t r = 0; r < rows; ++r) Ops::copy(buffer + r * cols, x + r * run + j0, cols);
+    stages(buffer, w + sp.k, w);
+    if (fused) {
+      combine_rows(buffer, cols);
+      stages(buffer, w + sp.k, w);
+    }
+    if (scale) scale_words(buffer, rows * cols);
+    for (std::size_t r = 0; r < rows; ++r) Ops::copy(x + r * run + j0, buffer + r * cols, cols);
   }
 
   const W* in_;
@@ -277,14 +254,13 @@ class Pipeline {
   int n_;
   Middle<W> middle_;
   W scale_;
+  std::size_t block_words_ = 1;
+  std::size_t gather_bytes_ = 0;
+  int leaf_ = 0, lo_ = 0, team_ = 1;
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
   };
   std::unique_ptr<W[], AlignedDelete> buffers_;
-  std::size_t buffer_words_ = 0;
-  std::size_t block_words_ = 1;
-  int leaf_ = 0, lo_ = 0, team_ = 1, strip_bits_ = 1;
-  std::size_t width_ = 1;
 };
 
 }  // namespace fastconv::cpu::FASTCONV_ISA
