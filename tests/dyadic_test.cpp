@@ -4,6 +4,7 @@
 // identity, the float error bound, and exact integer results with overflow reported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <array>
@@ -126,6 +127,35 @@ TYPED_TEST(DyadicTyped, AutocorrelateMatchesDefinition) {
       const std::string ctx = "n=" + std::to_string(n) + " backend=" + std::string(b.name());
       expect_matches(fastconv::autocorrelate(f, b), oracle::dyadic_convolution(f, f), oracle::l2(f) * oracle::l2(f),
                      "autocorrelate " + ctx);
+    }
+}
+
+// Into the caller's output: separate, aliasing either operand, zero-padded operands; a wrong
+// output size is an error that leaves the output untouched.
+TYPED_TEST(DyadicTyped, IntoOutputMatchesDefinitionAndMayAlias) {
+  using T = TypeParam;
+  std::mt19937_64 rng(104);
+  for (int n : {0, 3, 11, 17})
+    for (const Backend& b : backends()) {
+      if (n > 11 && b.name() == "reference") continue;
+      const std::size_t size = std::size_t{1} << n;
+      const auto f = oracle::random_vector<T>(size, rng);
+      const auto g = oracle::random_vector<T>(size >> (n / 2), rng);
+      const std::string ctx = "n=" + std::to_string(n) + " backend=" + std::string(b.name());
+      const auto want = fastconv::convolve(f, g, b);
+      if (n <= 11) expect_matches(want, oracle::dyadic_convolution(f, g), oracle::l2(f) * oracle::l2(g), ctx);
+      std::vector<T> out(size, T(7));
+      fastconv::convolve(f, g, std::span(out), b);
+      EXPECT_TRUE(out == want) << "separate output, " << ctx;
+      auto f_alias = f;
+      fastconv::convolve(f_alias, g, std::span(f_alias), b);
+      EXPECT_TRUE(f_alias == want) << "output is f, " << ctx;
+      std::vector<T> auto_out(size);
+      fastconv::autocorrelate(f, std::span(auto_out), b);
+      EXPECT_TRUE(auto_out == fastconv::autocorrelate(f, b)) << "autocorrelate into output, " << ctx;
+      std::vector<T> wrong(size + 1, T(5));
+      EXPECT_THROW(fastconv::convolve(f, g, std::span(wrong), b), fastconv::Error) << ctx;
+      EXPECT_TRUE(std::all_of(wrong.begin(), wrong.end(), [](T v) { return v == T(5); })) << ctx;
     }
 }
 

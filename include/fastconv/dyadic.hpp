@@ -13,6 +13,7 @@
 // |Ĉ(τ) − C(τ)| ≤ (3n+2)·u·‖f‖₂·‖g‖₂ (u = 2^-24 float, 2^-53 double; docs/accuracy.md).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,9 +25,9 @@ namespace fastconv {
 
 namespace detail {
 template <Element T>
-std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backend& backend);
+void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, const Backend& backend);
 template <Element T>
-std::vector<T> autocorrelate(std::span<const T> f, const Backend& backend);
+void autocorrelate(std::span<const T> f, std::span<T> out, const Backend& backend);
 template <Element T>
 std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Backend& backend);
 
@@ -40,20 +41,38 @@ std::span<const element_t<R>> as_span(const R& r) {
 template <ElementRange F, ElementRange G>
   requires std::same_as<element_t<F>, element_t<G>>
 std::vector<element_t<F>> convolve(const F& f, const G& g, const Backend& backend = Backend::best()) {
-  return detail::convolve(detail::as_span(f), detail::as_span(g), backend);
+  std::vector<element_t<F>> out(std::max(std::ranges::size(f), std::ranges::size(g)));
+  detail::convolve(detail::as_span(f), detail::as_span(g), std::span(out), backend);
+  return out;
+}
+
+/// The same, into `out` (exactly max(|f|, |g|) elements; it may be f or g itself). Nothing is
+/// allocated for the result, and on an error `out` is left as it was, except where it is f or g.
+template <ElementRange F, ElementRange G>
+  requires std::same_as<element_t<F>, element_t<G>>
+void convolve(const F& f, const G& g, std::span<element_t<F>> out, const Backend& backend = Backend::best()) {
+  detail::convolve(detail::as_span(f), detail::as_span(g), out, backend);
 }
 
 /// Dyadic correlation Σₓ f(x)·g(x ⊕ τ) — identical to convolve() on the dyadic group.
 template <ElementRange F, ElementRange G>
   requires std::same_as<element_t<F>, element_t<G>>
 std::vector<element_t<F>> correlate(const F& f, const G& g, const Backend& backend = Backend::best()) {
-  return detail::convolve(detail::as_span(f), detail::as_span(g), backend);
+  return convolve(f, g, backend);
 }
 
 /// Dyadic autocorrelation R(τ) = Σₓ f(x)·f(x ⊕ τ) = N⁻¹·W((W·f)²); one forward transform.
 template <ElementRange F>
 std::vector<element_t<F>> autocorrelate(const F& f, const Backend& backend = Backend::best()) {
-  return detail::autocorrelate(detail::as_span(f), backend);
+  std::vector<element_t<F>> out(std::ranges::size(f));
+  detail::autocorrelate(detail::as_span(f), std::span(out), backend);
+  return out;
+}
+
+/// The same, into `out` (exactly |f| elements; it may be f itself).
+template <ElementRange F>
+void autocorrelate(const F& f, std::span<element_t<F>> out, const Backend& backend = Backend::best()) {
+  detail::autocorrelate(detail::as_span(f), out, backend);
 }
 
 /// System identification: the f with convolve(f, h) == y, i.e. f = N⁻¹·W((W·y) ⊘ (W·h)).

@@ -60,7 +60,8 @@ class Spectrum {
  public:
   virtual ~Spectrum() = default;
   int log2n = 0;
-  /// Floats: |S(k)| at or below this is indistinguishable from 0 (2·n·u·‖h‖₁).
+  /// Floats: |S(k)| at or below this is indistinguishable from 0 (2·n·u·‖h‖₁); set by the
+  /// front end (zero_threshold()) before a deconvolution, 0 otherwise.
   double zero_threshold = 0;
 };
 

@@ -83,58 +83,74 @@ void apply_words(const BackendImpl& b, const DyadicKernel* same_size, const Spec
   }
 }
 
-/// C = f ⊛ g computed in words W: the spectrum of the shorter operand at its own size,
-/// applied to the longer one.
+/// `out` must hold `size` elements.
+template <class T>
+void check_output(std::span<T> out, std::size_t size, std::string_view op) {
+  if (out.size() != size)
+    throw Error(ErrorCode::invalid_argument, std::string(op) + ": the output has " + std::to_string(out.size()) +
+                                                 " elements, the result has " + std::to_string(size));
+}
+
+/// C = f ⊛ g in words W into `out` (2^n_long words; it may alias the longer operand when
+/// T = W): the spectrum of the shorter operand at its own size, applied to the longer one.
 template <class W, class T>
-std::vector<W> convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const T> g) {
+void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const T> g, W* out) {
   const bool f_longer = f.size() >= g.size();
   const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
   const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
   const auto kernel = b.make_dyadic(n_short, word_of<W>);
   const auto spectrum = spectrum_of<W>(*kernel, shorter);
-  auto out = to_words<W>(longer, longer.size());
-  apply_words(b, n_long == n_short ? kernel.get() : nullptr, *spectrum, n_long, out.data(), out.data());
-  return out;
-}
-
-template <Element T>
-std::vector<T> convolve(std::span<const T> f, std::span<const T> g, const Backend& backend) {
-  const int log2n = std::max(log2_exact(f.size(), "convolve: f"), log2_exact(g.size(), "convolve: g"));
-  const auto& b = backend.impl();
-  if constexpr (std::is_floating_point_v<T>) {
-    return convolve_words<T>(b, f, g);
+  const DyadicKernel* same_size = n_long == n_short ? kernel.get() : nullptr;
+  if constexpr (std::is_same_v<W, T>) {
+    apply_words(b, same_size, *spectrum, n_long, longer.data(), out);
   } else {
-    std::vector<T> out(std::size_t{1} << log2n);
-    const u128 bound = convolution_bound(f, g);
-    switch (choose_ring(bound, log2n)) {
-      case Ring::u64: store_exact<T>(convolve_words<std::uint64_t>(b, f, g), log2n, std::span(out), "dyadic convolution"); break;
-      case Ring::u128: store_exact<T>(convolve_words<u128>(b, f, g), log2n, std::span(out), "dyadic convolution"); break;
-      case Ring::none: throw_too_wide("dyadic convolution", type_name<T>(), bound, log2n);
-    }
-    return out;
+    auto words = to_words<W>(longer, longer.size());
+    apply_words(b, same_size, *spectrum, n_long, words.data(), out);
   }
 }
 
 template <Element T>
-std::vector<T> autocorrelate(std::span<const T> f, const Backend& backend) {
-  const int log2n = log2_exact(f.size(), "autocorrelate: f");
+void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, const Backend& backend) {
+  const int log2n = std::max(log2_exact(f.size(), "convolve: f"), log2_exact(g.size(), "convolve: g"));
+  check_output(out, std::size_t{1} << log2n, "convolve");
   const auto& b = backend.impl();
-  const auto run = [&]<class W>() {
-    auto words = to_words<W>(f, f.size());
-    b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), std::ldexp(1.0, -log2n));
-    return words;
-  };
   if constexpr (std::is_floating_point_v<T>) {
-    return run.template operator()<T>();
+    convolve_words<T>(b, f, g, out.data());
   } else {
-    std::vector<T> out(f.size());
+    const auto ring = [&]<class W>() {
+      std::vector<W> words(out.size());
+      convolve_words<W>(b, f, g, words.data());
+      return words;
+    };
+    const u128 bound = convolution_bound(f, g);
+    switch (choose_ring(bound, log2n)) {
+      case Ring::u64: store_exact<T>(ring.template operator()<std::uint64_t>(), log2n, out, "dyadic convolution"); break;
+      case Ring::u128: store_exact<T>(ring.template operator()<u128>(), log2n, out, "dyadic convolution"); break;
+      case Ring::none: throw_too_wide("dyadic convolution", type_name<T>(), bound, log2n);
+    }
+  }
+}
+
+template <Element T>
+void autocorrelate(std::span<const T> f, std::span<T> out, const Backend& backend) {
+  const int log2n = log2_exact(f.size(), "autocorrelate: f");
+  check_output(out, f.size(), "autocorrelate");
+  const auto& b = backend.impl();
+  const double scale = std::ldexp(1.0, -log2n);
+  if constexpr (std::is_floating_point_v<T>) {
+    b.make_dyadic(log2n, word_of<T>)->autocorrelate(f.data(), out.data(), scale);
+  } else {
+    const auto ring = [&]<class W>() {
+      auto words = to_words<W>(f, f.size());
+      b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), scale);
+      return words;
+    };
     const u128 bound = convolution_bound(f, f);
     switch (choose_ring(bound, log2n)) {
-      case Ring::u64: store_exact<T>(run.template operator()<std::uint64_t>(), log2n, std::span(out), "dyadic autocorrelation"); break;
-      case Ring::u128: store_exact<T>(run.template operator()<u128>(), log2n, std::span(out), "dyadic autocorrelation"); break;
+      case Ring::u64: store_exact<T>(ring.template operator()<std::uint64_t>(), log2n, out, "dyadic autocorrelation"); break;
+      case Ring::u128: store_exact<T>(ring.template operator()<u128>(), log2n, out, "dyadic autocorrelation"); break;
       case Ring::none: throw_too_wide("dyadic autocorrelation", type_name<T>(), bound, log2n);
     }
-    return out;
   }
 }
 
@@ -185,6 +201,7 @@ std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Back
   if constexpr (std::is_floating_point_v<T>) {
     const auto h_kernel = b.make_dyadic(log2h, word_of<T>);
     const auto spectrum = h_kernel->spectrum(h.data());
+    spectrum->zero_threshold = zero_threshold(h.data(), log2h);
     auto out = to_words<T>(y, std::size_t{1} << log2n);
     const auto kernel = log2h == log2n ? nullptr : b.make_dyadic(log2n, word_of<T>);
     (kernel ? *kernel : *h_kernel).deconvolve(*spectrum, out.data(), out.data(), std::ldexp(1.0, -log2n));
@@ -195,8 +212,8 @@ std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Back
 }
 
 #define FASTCONV_INSTANTIATE(T)                                                                   \
-  template std::vector<T> convolve<T>(std::span<const T>, std::span<const T>, const Backend&);     \
-  template std::vector<T> autocorrelate<T>(std::span<const T>, const Backend&);                    \
+  template void convolve<T>(std::span<const T>, std::span<const T>, std::span<T>, const Backend&);  \
+  template void autocorrelate<T>(std::span<const T>, std::span<T>, const Backend&);                \
   template std::vector<T> deconvolve<T>(std::span<const T>, std::span<const T>, const Backend&);
 FASTCONV_INSTANTIATE(float)
 FASTCONV_INSTANTIATE(double)
@@ -250,7 +267,7 @@ struct DyadicSystem<T>::Impl {
           break;
         }
         case detail::Ring::u128:  // rare: recompute the spectrum in the wide ring
-          detail::store_exact<T>(detail::convolve_words<u128>(b, x, hs), log2n, out, "dyadic convolution");
+          detail::convolve(x, hs, out, backend);
           break;
         case detail::Ring::none: detail::throw_too_wide("dyadic convolution", detail::type_name<T>(), bound, log2n);
       }

@@ -29,7 +29,6 @@ class HostDyadic final : public DyadicKernel {
     auto s = std::make_unique<HostSpectrum<W>>();
     s->log2n = log2n_;
     s->values.assign(static_cast<const W*>(h), static_cast<const W*>(h) + size());
-    s->zero_threshold = zero_threshold(s->values.data(), log2n_);
     forward(s->values.data());
     return s;
   }

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <new>
 #include <string>
 #include <vector>
@@ -20,28 +22,76 @@ namespace {
 /// Rows up to this size are spread over threads one row per task.
 constexpr int kRowParallelLog2 = 15;
 
-/// 2^log2n words, 64-byte aligned; from 4 MiB on, 2 MiB-aligned and backed by transparent
-/// huge pages where the kernel offers them (fewer TLB misses and page faults).
+/// Big buffers are costly to get fresh: every page is faulted in and zeroed on first touch
+/// (measured here: 128 MiB take 80–180 ms, more than the convolution that needs them). The
+/// cpu backend therefore keeps the most recently released big buffer (one, of at most
+/// kKeepBytes) for the next one-off convolution's spectrum.
+class BufferPool {
+ public:
+  static constexpr std::size_t kKeepBytes = std::size_t{1} << 30;
+
+  static BufferPool& instance() {
+    static BufferPool pool;
+    return pool;
+  }
+
+  /// `bytes` (a multiple of 2 MiB), 2 MiB-aligned, backed by huge pages where offered.
+  void* take(std::size_t bytes) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (kept_ != nullptr && kept_bytes_ == bytes) return std::exchange(kept_, nullptr);
+    }
+    void* p = std::aligned_alloc(kHugePage, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
+
+  void give(void* p, std::size_t bytes) noexcept {
+    if (bytes > kKeepBytes) return std::free(p);
+    const std::lock_guard lock(mutex_);
+    std::free(kept_);
+    kept_ = p;
+    kept_bytes_ = bytes;
+  }
+
+  ~BufferPool() { std::free(kept_); }
+
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+ private:
+  std::mutex mutex_;
+  void* kept_ = nullptr;
+  std::size_t kept_bytes_ = 0;
+};
+
+/// `words` words, 64-byte aligned; from 4 MiB on, from the BufferPool (2 MiB-aligned).
 template <class W>
 class WordBuffer {
  public:
   explicit WordBuffer(std::size_t words) {
     const std::size_t bytes = words * sizeof(W);
-    const std::size_t align = bytes >= (std::size_t{4} << 20) ? std::size_t{2} << 20 : 64;
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    data_.reset(static_cast<W*>(std::aligned_alloc(align, rounded)));
-    if (!data_) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    if (align > 64) madvise(data_.get(), rounded, MADV_HUGEPAGE);
-#endif
+    if (bytes >= (std::size_t{4} << 20)) {
+      bytes_ = (bytes + BufferPool::kHugePage - 1) / BufferPool::kHugePage * BufferPool::kHugePage;
+      data_ = static_cast<W*>(BufferPool::instance().take(bytes_));
+    } else {
+      data_ = static_cast<W*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+      if (data_ == nullptr) throw std::bad_alloc();
+    }
   }
-  [[nodiscard]] W* data() const noexcept { return data_.get(); }
+  ~WordBuffer() {
+    if (bytes_ > 0) BufferPool::instance().give(data_, bytes_);
+    else std::free(data_);
+  }
+  WordBuffer(const WordBuffer&) = delete;
+  WordBuffer& operator=(const WordBuffer&) = delete;
+  [[nodiscard]] W* data() const noexcept { return data_; }
 
  private:
-  struct Free {
-    void operator()(W* p) const noexcept { std::free(p); }
-  };
-  std::unique_ptr<W, Free> data_;
+  W* data_ = nullptr;
+  std::size_t bytes_ = 0;  ///< nonzero: pooled
 };
 
 template <class W>
@@ -99,7 +149,6 @@ class CpuDyadic final : public detail::DyadicKernel {
 
   std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
     auto s = std::make_unique<CpuSpectrum<W>>(log2n_);
-    s->zero_threshold = detail::zero_threshold(static_cast<const W*>(h), log2n_);
     kernels_.wht(static_cast<const W*>(h), s->values.data(), log2n_, threads_, 1.0, Geometry::of_this_cpu());
     return s;
   }
