@@ -18,20 +18,14 @@ constexpr std::uint64_t magnitude(I v) noexcept {
   return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
 }
 
-template <class I>
-std::uint64_t max_magnitude(std::span<const I> values) noexcept {
-  std::uint64_t m = 0;
-  for (const I v : values) m = std::max(m, magnitude(v));
-  return m;
-}
+/// max |v| (0 for no values). Vectorised for the running CPU (src/core/exact.cpp): it is a
+/// full pass over the data ahead of every exact integer transform.
+std::uint64_t max_magnitude(std::span<const std::int32_t> values) noexcept;
+std::uint64_t max_magnitude(std::span<const std::int64_t> values) noexcept;
 
-/// Σ|v|, exact for up to 2^64 values.
-template <class I>
-u128 l1_norm(std::span<const I> values) noexcept {
-  u128 s = 0;
-  for (const I v : values) s += magnitude(v);
-  return s;
-}
+/// Σ|v|, exact for up to 2^32 (int32) or 2^64 (int64) values.
+u128 l1_norm(std::span<const std::int32_t> values) noexcept;
+u128 l1_norm(std::span<const std::int64_t> values) noexcept;
 
 /// a·b, or the largest u128 if the product does not fit.
 inline u128 saturating_mul(u128 a, u128 b) noexcept {

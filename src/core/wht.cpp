@@ -109,7 +109,9 @@ struct WhtPlan<T>::Impl {
 
   /// Integers: in place in T's own ring when the result provably fits and needs no division;
   /// otherwise through a wide ring, checked, and written back only if every value is valid.
-  void run_exact(T* data, std::size_t rows, std::size_t stride) const {
+  void run_exact(T* data, std::size_t rows, std::size_t stride) const
+    requires std::is_integral_v<T>
+  {
     std::uint64_t bound = 0;
     for (std::size_t r = 0; r < rows; ++r)
       bound = std::max(bound, detail::max_magnitude(std::span<const T>(data + r * stride, size())));

@@ -1,0 +1,58 @@
+// Full-array scans behind exact integer results (exact.hpp), compiled for AVX2 and for the
+// baseline and chosen at load time (GCC function multiversioning): they run once per exact
+// transform or convolution, over all of the data.
+#include "core/exact.hpp"
+
+#include <algorithm>
+
+namespace fastconv::detail {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FASTCONV_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FASTCONV_CLONES
+#endif
+
+template <class I>
+std::uint64_t max_magnitude_of(const I* v, std::size_t n) noexcept {
+  I lo = 0, hi = 0;  // min and max reduce in vector registers; |x| per element does not
+  for (std::size_t i = 0; i < n; ++i) {
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
+  }
+  return std::max(magnitude(lo), magnitude(hi));
+}
+
+}  // namespace
+
+FASTCONV_CLONES std::uint64_t max_magnitude(std::span<const std::int32_t> values) noexcept {
+  return max_magnitude_of(values.data(), values.size());
+}
+
+FASTCONV_CLONES std::uint64_t max_magnitude(std::span<const std::int64_t> values) noexcept {
+  return max_magnitude_of(values.data(), values.size());
+}
+
+FASTCONV_CLONES u128 l1_norm(std::span<const std::int32_t> values) noexcept {
+  // |v| ≤ 2^31, so 2^32 of them sum below 2^63: 64-bit partial sums per 2^32 values.
+  u128 total = 0;
+  for (std::size_t start = 0; start < values.size(); start += std::size_t{1} << 32) {
+    const std::size_t end = std::min(values.size(), start + (std::size_t{1} << 32));
+    std::uint64_t s = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      const std::int64_t v = values[i];
+      s += static_cast<std::uint64_t>(v < 0 ? -v : v);
+    }
+    total += s;
+  }
+  return total;
+}
+
+u128 l1_norm(std::span<const std::int64_t> values) noexcept {
+  u128 s = 0;
+  for (const std::int64_t v : values) s += magnitude(v);
+  return s;
+}
+
+}  // namespace fastconv::detail
