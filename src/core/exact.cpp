@@ -4,6 +4,7 @@
 #include "core/exact.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace fastconv::detail {
 namespace {
@@ -24,7 +25,27 @@ std::uint64_t max_magnitude_of(const I* v, std::size_t n) noexcept {
   return std::max(magnitude(lo), magnitude(hi));
 }
 
+template <class I>
+std::uint64_t magnitude_bound_of(const I* v, std::size_t n) noexcept {
+  using U = std::make_unsigned_t<I>;
+  U ones = 0, signs = 0;  // OR of v ^ (v >> (bits−1)) = |v| − [v < 0], and of the signs
+  for (std::size_t i = 0; i < n; ++i) {
+    const U s = static_cast<U>(v[i] >> (sizeof(I) * 8 - 1));
+    ones |= static_cast<U>(v[i]) ^ s;
+    signs |= s;
+  }
+  return static_cast<std::uint64_t>(ones) + (signs != 0 ? 1 : 0);
+}
+
 }  // namespace
+
+FASTCONV_CLONES std::uint64_t magnitude_bound(std::span<const std::int32_t> values) noexcept {
+  return magnitude_bound_of(values.data(), values.size());
+}
+
+FASTCONV_CLONES std::uint64_t magnitude_bound(std::span<const std::int64_t> values) noexcept {
+  return magnitude_bound_of(values.data(), values.size());
+}
 
 FASTCONV_CLONES std::uint64_t max_magnitude(std::span<const std::int32_t> values) noexcept {
   return max_magnitude_of(values.data(), values.size());

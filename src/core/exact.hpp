@@ -18,8 +18,15 @@ constexpr std::uint64_t magnitude(I v) noexcept {
   return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
 }
 
-/// max |v| (0 for no values). Vectorised for the running CPU (src/core/exact.cpp): it is a
-/// full pass over the data ahead of every exact integer transform.
+/// A bound B with max |v| ≤ B < 2·max |v| + 2 (0 when every value is 0): the OR of the
+/// ones'-complement magnitudes, plus one if any value is negative. Bit operations only, so
+/// the scan ahead of every exact integer transform costs a fraction of the transform
+/// (src/core/exact.cpp); a bound up to 2× loose only moves values within a factor 2 of the
+/// overflow limit onto the wide, still exact, path.
+std::uint64_t magnitude_bound(std::span<const std::int32_t> values) noexcept;
+std::uint64_t magnitude_bound(std::span<const std::int64_t> values) noexcept;
+
+/// max |v| exactly (0 for no values), where a loose bound would cost more than the scan.
 std::uint64_t max_magnitude(std::span<const std::int32_t> values) noexcept;
 std::uint64_t max_magnitude(std::span<const std::int64_t> values) noexcept;
 

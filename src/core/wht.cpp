@@ -114,7 +114,7 @@ struct WhtPlan<T>::Impl {
   {
     std::uint64_t bound = 0;
     for (std::size_t r = 0; r < rows; ++r)
-      bound = std::max(bound, detail::max_magnitude(std::span<const T>(data + r * stride, size())));
+      bound = std::max(bound, detail::magnitude_bound(std::span<const T>(data + r * stride, size())));
     const int bits = std::numeric_limits<T>::digits;  // 31 or 63
     if (options.normalization == Normalization::none && detail::below_power_of_two(bound, log2n, bits)) {
       kernel->execute(data, rows, stride, 1.0);
