@@ -1,0 +1,50 @@
+// The scans behind exact integer results (src/core/exact.cpp) against plain loops.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/exact.hpp"
+
+namespace {
+
+template <class I>
+void check(const std::vector<I>& v) {
+  std::uint64_t want = 0;
+  for (const I x : v) want = std::max(want, fastconv::detail::magnitude(x));
+  EXPECT_EQ(fastconv::detail::max_magnitude(std::span<const I>(v)), want);
+  const std::uint64_t bound = fastconv::detail::magnitude_bound(std::span<const I>(v));
+  EXPECT_GE(bound, want);
+  EXPECT_LE(fastconv::detail::u128{bound}, 2 * fastconv::detail::u128{want} + 1);
+  if (want == 0) {
+    EXPECT_EQ(bound, 0u);
+  }
+}
+
+template <class I>
+void check_all() {
+  using L = std::numeric_limits<I>;
+  check<I>({});
+  check<I>({0, 0, 0});
+  check<I>({-1});
+  check<I>({1, -1});
+  check<I>({L::min()});
+  check<I>({L::max(), 3});
+  check<I>({L::min(), L::max()});
+  std::mt19937_64 rng(7);
+  for (int bits = 1; bits < L::digits; bits += 5) {
+    std::uniform_int_distribution<I> d(-(I(1) << bits), I(1) << bits);
+    std::vector<I> v(1000 + bits);
+    for (auto& x : v) x = d(rng);
+    check(v);
+  }
+}
+
+TEST(ExactScans, MaxMagnitudeIsExactAndTheBoundWithinTwice) {
+  check_all<std::int32_t>();
+  check_all<std::int64_t>();
+}
+
+}  // namespace
