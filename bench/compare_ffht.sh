@@ -81,7 +81,7 @@ fi
 if [[ -e $build/src/libfastconv.so ]]; then
   fastconv_lib=(-L"$build/src" -lfastconv -Wl,-rpath,"$build/src")
 elif [[ -e $build/src/libfastconv.a ]]; then
-  fastconv_lib=("$build/src/libfastconv.a" -fopenmp)
+  fastconv_lib=("$build/src/libfastconv.a" -fopenmp -lhwy)
 else
   say "no libfastconv in $build/src: build fastconv first (or drop --no-build)"; exit 1
 fi
@@ -135,7 +135,7 @@ fi
 
 # --- the harness ---------------------------------------------------------------------------
 harness=$deps/ffht_compare
-cxx_flags=(-std=c++20 -O3 "${isa_flags[@]}" -Wall -Wextra -Wpedantic -I"$root/include")
+cxx_flags=(-std=c++20 -O3 "${isa_flags[@]}" -fopenmp -Wall -Wextra -Wpedantic -I"$root/include")
 if ((have_ffht)); then
   g++ "${cxx_flags[@]}" -DFASTCONV_HAVE_FFHT "$root/bench/ffht_compare.cpp" "$deps/fht.o" "$deps/fast_copy.o" \
     "${fastconv_lib[@]}" -lbenchmark -lpthread -o "$harness"

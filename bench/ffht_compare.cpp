@@ -7,12 +7,16 @@
 //   wht/<impl>/<type>/threads:<t>/log2n:<n>       one unnormalised natural-order transform, in place
 //   convolve/<impl>/float/threads:1/log2n:<n>      dyadic convolution h ⊛ x, inputs preserved
 //   system/<impl>/float/threads:1/log2n:<n>        the same with W·h computed once (DyadicSystem)
+//   pass/memory/float/threads:<t>/log2n:<n>        one in-place read+write pass over the array
+//                                                  (x ← 2x − x, OpenMP): the memory-bound yardstick
 //
 // impl: ffht (FFHT's fht_float/fht_double; its convolution = 3 transforms + a multiply loop,
 // its system = 2 transforms + a multiply), fastconv (Backend::cpu(t)), textbook
 // (Backend::reference(), seed 004's Algorithm 0). Every case gets the same 2 MiB-aligned
 // buffers and the same timing loop (bench_common.hpp).
 #include "bench_common.hpp"
+
+#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -58,6 +62,27 @@ void add_wht(std::string_view impl, int threads, int log2n, std::string label, M
                                                       [&] { transform(data.span()); });
                                  bench::set_throughput(state, size, sizeof(T));
                                  state.SetLabel(label);
+                               })
+      ->UseManualTime()
+      ->Unit(bench::unit_for(log2n));
+}
+
+/// One in-place read+write pass over 2^log2n floats on `threads` threads: what a transform
+/// that streams its array through memory k times costs at least k of.
+void add_memory_pass(int threads, int log2n) {
+  benchmark::RegisterBenchmark(name_of("pass", "memory", "float", threads, log2n).c_str(),
+                               [=](benchmark::State& state) {
+                                 const std::size_t size = std::size_t{1} << log2n;
+                                 const auto input = bench::random_buffer<float>(size);
+                                 const bench::Buffer<float> data(size);
+                                 bench::time_in_place(state, data.span(), input.cspan(), [&] {
+                                   float* x = data.data();
+                                   const auto n = static_cast<std::ptrdiff_t>(size);
+#pragma omp parallel for num_threads(threads) schedule(static)
+                                   for (std::ptrdiff_t i = 0; i < n; ++i) x[i] = 2.0f * x[i] - x[i];
+                                 });
+                                 bench::set_throughput(state, size, sizeof(float));
+                                 state.SetLabel("in-place pass");
                                })
       ->UseManualTime()
       ->Unit(bench::unit_for(log2n));
@@ -185,6 +210,10 @@ void register_all(const bench::SizeOptions& o) {
     add_wht<std::int32_t>("fastconv", 1, n, label(one), fastconv_wht<std::int32_t>(one));
     add_wht<std::int64_t>("fastconv", 1, n, label(one), fastconv_wht<std::int64_t>(one));
     add_wht<float>("fastconv", 2, n, label(two), fastconv_wht<float>(two));
+    if (n >= 20) {
+      add_memory_pass(1, n);
+      add_memory_pass(2, n);
+    }
     if (n <= o.reference_max_log2n) {
       add_wht<float>("textbook", 1, n, label(reference), fastconv_wht<float>(reference));
       add_wht<std::int64_t>("textbook", 1, n, label(reference), fastconv_wht<std::int64_t>(reference));

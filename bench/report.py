@@ -117,6 +117,27 @@ def wht_table(t, dtype, ffht_dtype, textbook, two_threads, ffht_measured, sizes)
     return "\n".join(lines)
 
 
+def passes_table(t, sizes):
+    """Large transforms against the memory yardstick: how many in-place passes over the array
+    each one costs, on 1 and 2 threads (issue 3: at ≥ 2^24, 2 threads within 1.25× of
+    passes × the 2-thread pass time)."""
+    head = ["log2 N", "pass, 1 thread [ms]", "fastconv float, 1 thread [ms]", "= passes",
+            "pass, 2 threads [ms]", "fastconv float, 2 threads [ms]", "= passes"]
+    rows = []
+    for n in sizes:
+        p1, p2 = t.get(("pass", "memory", "float", 1, n)), t.get(("pass", "memory", "float", 2, n))
+        w1, w2 = t.get(("wht", "fastconv", "float", 1, n)), t.get(("wht", "fastconv", "float", 2, n))
+        if p1 is None or w1 is None:
+            continue
+        rows.append([str(n), fmt_ms(p1), fmt_ms(w1), f"{w1 / p1:.1f}", fmt_ms(p2), fmt_ms(w2),
+                     f"{w2 / p2:.1f}" if p2 and w2 else "–"])
+    if not rows:
+        return ""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
 def dyadic_section(t):
     sizes = sorted({k[4] for k in t if k[0] in ("convolve", "system") and k[1] != "textbook"})
     if not sizes:
@@ -212,6 +233,11 @@ def section(t, context, args):
         table = wht_table(t, dtype, ffht_dtype, textbook, two, ffht_measured, sizes)
         if table:
             out += ["", f"### WHT, {dtype}", "", table]
+    passes = passes_table(t, sizes)
+    if passes:
+        out += ["", "### Large transforms in memory passes", "",
+                "A pass is one in-place read+write sweep over the array (`pass/memory`, OpenMP); "
+                "\"= passes\" is the transform's time in such passes.", "", passes]
     dyadic = dyadic_section(t)
     if dyadic:
         out += ["", "### Dyadic convolution, float, one thread, inputs preserved", "", dyadic]
