@@ -34,10 +34,11 @@ namespace fastconv::cpu::FASTCONV_ISA {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16.
+/// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16. (Radix 16 with
+/// 16 AVX2 registers spills: measured 1.5–2× slower, even in memory-bound sweeps.)
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
     HWY_TARGET == HWY_NEON
-inline constexpr int kTargetRadixLog2 = 3;
+inline constexpr int kTargetRadixLog2 = 4;
 #else
 inline constexpr int kTargetRadixLog2 = 3;
 #endif
@@ -93,7 +94,7 @@ struct ScalarOps {
 
   static void columns(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     for (std::size_t j = j0; j < j1; ++j) {
-      W v[1 << kTargetRadixLog2];  // SimdOps hands its own radix over for short rows
+      W v[16];  // up to radix 16: SimdOps hands its own sweeps over for short rows
       for (int r = 0; r < (1 << k); ++r) v[r] = x[j + r * h];
       for (int t = 1; t < (1 << k); t *= 2)
         for (int i = 0; i < (1 << k); i += 2 * t)
