@@ -182,6 +182,14 @@ TYPED_TEST(WhtLarge, CpuMatchesReferenceOnRandomSizes) {
   }
 }
 
+// Every order at sizes around the reordering's tile and block thresholds (2^6 … 2^13 words).
+TYPED_TEST(WhtLarge, CpuReordersLikeTheReference) {
+  std::mt19937_64 rng(5);
+  for (Order order : kOrders)
+    for (int n : {1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18})
+      expect_cpu_matches_reference<TypeParam>(n, 1, std::size_t{1} << n, order, rng());
+}
+
 TYPED_TEST(WhtLarge, CpuMatchesReferenceOnBatches) {
   std::mt19937_64 rng(4);
   struct Shape { int n; std::size_t rows, pad; };

@@ -67,13 +67,14 @@ class BufferPool {
   std::size_t kept_bytes_ = 0;
 };
 
-/// `words` words, 64-byte aligned; from 4 MiB on, from the BufferPool (2 MiB-aligned).
+/// `words` words, 64-byte aligned; from 128 KiB (where malloc turns to mmap and fresh pages)
+/// on, from the BufferPool, rounded up to 2 MiB.
 template <class W>
 class WordBuffer {
  public:
   explicit WordBuffer(std::size_t words) {
     const std::size_t bytes = words * sizeof(W);
-    if (bytes >= (std::size_t{4} << 20)) {
+    if (bytes >= (std::size_t{128} << 10)) {
       bytes_ = (bytes + BufferPool::kHugePage - 1) / BufferPool::kHugePage * BufferPool::kHugePage;
       data_ = static_cast<W*>(BufferPool::instance().take(bytes_));
     } else {
@@ -103,27 +104,29 @@ class CpuWht final : public detail::WhtKernel {
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     W* base = static_cast<W*>(data);
     const auto n_rows = static_cast<std::ptrdiff_t>(rows);
+    const std::size_t size = std::size_t{1} << log2n_;
     if (rows > 1 && log2n_ <= kRowParallelLog2) {
       const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
 #pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 15))
       {
-        std::vector<W> scratch;
+        const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
 #pragma omp for schedule(static)
-        for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, 1, scale, scratch);
+        for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, 1, scale, scratch.get());
       }
       return;
     }
-    std::vector<W> scratch;
-    for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, threads_, scale, scratch);
+    const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+    for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, threads_, scale, scratch.get());
   }
 
  private:
-  void transform_row(W* row, int threads, double scale, std::vector<W>& scratch) const {
+  std::unique_ptr<WordBuffer<W>> scratch_for(std::size_t size) const {
+    return order_ == Order::hadamard ? nullptr : std::make_unique<WordBuffer<W>>(size);
+  }
+
+  void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
-    if (order_ != Order::hadamard) {
-      scratch.assign(row, row + (std::size_t{1} << log2n_));
-      for_each_natural_index(log2n_, order_, [&](std::size_t k, std::size_t h) { row[k] = scratch[h]; });
-    }
+    if (scratch != nullptr) reorder(row, scratch->data(), log2n_, order_);
   }
 
   int log2n_;

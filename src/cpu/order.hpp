@@ -30,26 +30,67 @@ constexpr std::size_t natural_index(std::size_t k, int bits, Order order) noexce
 
 namespace fastconv::cpu {
 
-/// Calls visit(k, natural_index(k, bits, order)) for k = 0 … 2^bits − 1, in O(1) amortised
-/// time per call: consecutive Gray codes differ in one bit, and a bit-reversed counter
-/// increments from the top bit down.
-template <class Visit>
-void for_each_natural_index(int bits, Order order, Visit&& visit) {
-  const std::size_t size = std::size_t{1} << bits;
-  std::size_t idx = 0;
-  for (std::size_t k = 0; k < size; ++k) {
-    visit(k, order == Order::hadamard ? k : idx);
-    if (k + 1 == size) break;
-    if (order == Order::sequency) {
-      idx ^= (size >> 1) >> __builtin_ctzll(k + 1);
-    } else {  // paley: add one to the reversed counter
-      std::size_t bit = size >> 1;
-      while (idx & bit) {
-        idx ^= bit;
-        bit >>= 1;
-      }
-      idx |= bit;
+/// out[k] = in[bit_reverse(k, n)] for k < 2^n (in ≠ out): the Paley order of a natural-order
+/// transform. Tiles of 2^q × 2^q words go through a small local buffer, so that both arrays
+/// are read and written in runs of 128 bytes: a word-by-word bit reversal touches a new
+/// cache line (and, beyond a few MiB, a new page) with every access.
+template <class W>
+void bit_reverse_permute(const W* __restrict in, W* __restrict out, int n) {
+  constexpr int q = sizeof(W) >= 16 ? 3 : sizeof(W) == 8 ? 4 : 5;  // 2^q words = 128 bytes
+  constexpr std::size_t Q = std::size_t{1} << q;
+  if (n < 2 * q) {
+    for (std::size_t k = 0; k < (std::size_t{1} << n); ++k) out[k] = in[bit_reverse(k, n)];
+    return;
+  }
+  std::size_t rev[Q];
+  for (std::size_t i = 0; i < Q; ++i) rev[i] = bit_reverse(i, q);
+  const int m = n - 2 * q;  // the middle bits
+  const int high = n - q;   // where the top q bits start
+  W tile[Q][Q];
+  for (std::size_t mid = 0; mid < (std::size_t{1} << m); ++mid) {
+    const std::size_t rmid = bit_reverse(mid, m);
+    if (mid + 1 < (std::size_t{1} << m)) {  // the next tile's rows sit far apart: no hardware prefetch
+      const std::size_t next = bit_reverse(mid + 1, m) << q;
+      for (std::size_t i = 0; i < Q; ++i)
+        for (std::size_t byte = 0; byte < Q * sizeof(W); byte += 64)
+          __builtin_prefetch(reinterpret_cast<const char*>(in + (i << high) + next) + byte);
     }
+    // k = (a, mid, b) reads from (rev b, rev mid, rev a).
+    for (std::size_t i = 0; i < Q; ++i) {
+      const W* src = in + (i << high) + (rmid << q);
+      for (std::size_t j = 0; j < Q; ++j) tile[rev[j]][rev[i]] = src[j];
+    }
+    for (std::size_t a = 0; a < Q; ++a) {
+      W* dst = out + (a << high) + (mid << q);
+      for (std::size_t b = 0; b < Q; ++b) dst[b] = tile[a][b];
+    }
+  }
+}
+
+/// out[k] = in[k ⊕ (k >> 1)] for k < 2^n (in ≠ out): Paley order to sequency order. Block H of
+/// 2^b words comes from block gray(H), permuted inside it, so the gather stays in L1.
+template <class W>
+void gray_permute(const W* __restrict in, W* __restrict out, int n) {
+  const int b = n < 12 ? n : 12;
+  const std::size_t block = std::size_t{1} << b;
+  for (std::size_t h = 0; h < (std::size_t{1} << (n - b)); ++h) {
+    const W* src = in + ((h ^ (h >> 1)) << b);
+    const std::size_t carry = b > 0 ? (h & 1) << (b - 1) : 0;
+    W* dst = out + (h << b);
+    for (std::size_t l = 0; l < block; ++l) dst[l] = src[l ^ (l >> 1) ^ carry];
+  }
+}
+
+/// row ← the `order` reordering of the natural-order transform in row (2^n words), using
+/// `scratch` (2^n words).
+template <class W>
+void reorder(W* row, W* scratch, int n, Order order) {
+  if (order == Order::hadamard) return;
+  bit_reverse_permute(row, scratch, n);
+  if (order == Order::sequency) {
+    gray_permute(scratch, row, n);
+  } else {
+    for (std::size_t k = 0; k < (std::size_t{1} << n); ++k) row[k] = scratch[k];
   }
 }
 
