@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <new>
 #include <vector>
 
 #include "cpu/isa.hpp"
@@ -19,13 +20,27 @@ using fastconv::cpu::Geometry;
 using fastconv::cpu::IsaKernels;
 using fastconv::detail::u128;
 
-/// In-place textbook WHT (natural order, unnormalised) — the oracle.
+/// 64-byte aligned storage, as the benchmarks and careful callers give the kernels.
 template <class W>
-void textbook(std::vector<W>& x) {
+struct Aligned {
+  using value_type = W;
+  Aligned() = default;
+  template <class U>
+  Aligned(const Aligned<U>&) noexcept {}
+  W* allocate(std::size_t n) { return static_cast<W*>(::operator new(n * sizeof(W), std::align_val_t{64})); }
+  void deallocate(W* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{64}); }
+  friend bool operator==(const Aligned&, const Aligned&) { return true; }
+};
+template <class W>
+using Vec = std::vector<W, Aligned<W>>;
+
+/// In-place textbook WHT (natural order, unnormalised) — the oracle.
+template <class V>
+void textbook(V& x) {
   for (std::size_t h = 1; h < x.size(); h *= 2)
     for (std::size_t i = 0; i < x.size(); i += 2 * h)
       for (std::size_t j = i; j < i + h; ++j) {
-        const W a = x[j], b = x[j + h];
+        const auto a = x[j], b = x[j + h];
         x[j] = a + b;
         x[j + h] = a - b;
       }
@@ -33,6 +48,7 @@ void textbook(std::vector<W>& x) {
 
 /// Geometries from tiny (many passes at n ≈ 10) to this CPU's own.
 std::vector<Geometry> geometries() {
+  // {leaf, block, gather from}
   return {Geometry{64, 256, 4096},  Geometry{64, 128, 1024},     Geometry{32, 64, 1 << 30},
           Geometry{256, 1024, 8192}, Geometry{1024, 4096, 1 << 30}, Geometry::of_this_cpu()};
 }
@@ -44,9 +60,9 @@ std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) 
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.
 template <class W>
-std::vector<W> small_integers(std::size_t size, std::mt19937_64& rng) {
+Vec<W> small_integers(std::size_t size, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> d(-8, 8);
-  std::vector<W> v(size);
+  Vec<W> v(size);
   for (auto& e : v) e = static_cast<W>(d(rng));
   return v;
 }
@@ -64,7 +80,7 @@ void check_wht(const IsaKernels& isa) {
         auto got = x;
         k.wht(got.data(), got.data(), n, threads, 1.0, g);
         ASSERT_TRUE(got == want) << "in place, " << where(isa, g, n, threads);
-        std::vector<W> out(x.size());
+        Vec<W> out(x.size());
         k.wht(x.data(), out.data(), n, threads, 1.0, g);
         ASSERT_TRUE(out == want) << "out of place, " << where(isa, g, n, threads);
         if constexpr (std::is_floating_point_v<W>) {  // a power-of-two scale is exact too
@@ -90,7 +106,7 @@ void check_dyadic(const IsaKernels& isa) {
             const std::size_t size = std::size_t{1} << n;
             const auto x = small_integers<W>(size, rng);
             // The spectrum is an input of the kernel: any values, nonzero for the division.
-            std::vector<W> s = small_integers<W>(std::size_t{1} << m, rng);
+            Vec<W> s = small_integers<W>(std::size_t{1} << m, rng);
             for (auto& e : s)
               if (e == W(0)) e = W(3);
             // Oracle: scale · W(op(W·x, S)), computed in double for floats.
@@ -103,7 +119,7 @@ void check_dyadic(const IsaKernels& isa) {
               y[i] = op == DyadicOp::multiply ? y[i] * sv : op == DyadicOp::square ? y[i] * y[i] : y[i] / sv;
             }
             textbook(y);
-            std::vector<W> out(size);
+            Vec<W> out(size);
             k.dyadic(x.data(), out.data(), n, op, s.data(), m, scale, threads, g);
             auto in_place = x;
             k.dyadic(in_place.data(), in_place.data(), n, op, s.data(), m, scale, threads, g);
