@@ -126,7 +126,8 @@ class CpuWht final : public detail::WhtKernel {
 
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
-    if (scratch != nullptr) reorder(row, scratch->data(), log2n_, order_);
+    if (scratch != nullptr)
+      reorder(row, scratch->data(), log2n_, order_, threads > 0 ? threads : omp_get_max_threads());
   }
 
   int log2n_;

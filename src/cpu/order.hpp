@@ -35,7 +35,7 @@ namespace fastconv::cpu {
 /// are read and written in runs of 128 bytes: a word-by-word bit reversal touches a new
 /// cache line (and, beyond a few MiB, a new page) with every access.
 template <class W>
-void bit_reverse_permute(const W* __restrict in, W* __restrict out, int n) {
+void bit_reverse_permute(const W* __restrict in, W* __restrict out, int n, int threads = 1) {
   constexpr int q = sizeof(W) >= 16 ? 3 : sizeof(W) == 8 ? 4 : 5;  // 2^q words = 128 bytes
   constexpr std::size_t Q = std::size_t{1} << q;
   if (n < 2 * q) {
@@ -46,16 +46,19 @@ void bit_reverse_permute(const W* __restrict in, W* __restrict out, int n) {
   for (std::size_t i = 0; i < Q; ++i) rev[i] = bit_reverse(i, q);
   const int m = n - 2 * q;  // the middle bits
   const int high = n - q;   // where the top q bits start
-  W tile[Q][Q];
-  for (std::size_t mid = 0; mid < (std::size_t{1} << m); ++mid) {
+  const auto mids = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n >= 16)
+  for (std::ptrdiff_t t = 0; t < mids; ++t) {
+    const auto mid = static_cast<std::size_t>(t);
     const std::size_t rmid = bit_reverse(mid, m);
-    if (mid + 1 < (std::size_t{1} << m)) {  // the next tile's rows sit far apart: no hardware prefetch
+    if (t + 1 < mids) {  // the next tile's rows sit far apart: no hardware prefetch
       const std::size_t next = bit_reverse(mid + 1, m) << q;
       for (std::size_t i = 0; i < Q; ++i)
         for (std::size_t byte = 0; byte < Q * sizeof(W); byte += 64)
           __builtin_prefetch(reinterpret_cast<const char*>(in + (i << high) + next) + byte);
     }
     // k = (a, mid, b) reads from (rev b, rev mid, rev a).
+    W tile[Q][Q];
     for (std::size_t i = 0; i < Q; ++i) {
       const W* src = in + (i << high) + (rmid << q);
       for (std::size_t j = 0; j < Q; ++j) tile[rev[j]][rev[i]] = src[j];
@@ -70,10 +73,13 @@ void bit_reverse_permute(const W* __restrict in, W* __restrict out, int n) {
 /// out[k] = in[k ⊕ (k >> 1)] for k < 2^n (in ≠ out): Paley order to sequency order. Block H of
 /// 2^b words comes from block gray(H), permuted inside it, so the gather stays in L1.
 template <class W>
-void gray_permute(const W* __restrict in, W* __restrict out, int n) {
+void gray_permute(const W* __restrict in, W* __restrict out, int n, int threads = 1) {
   const int b = n < 12 ? n : 12;
   const std::size_t block = std::size_t{1} << b;
-  for (std::size_t h = 0; h < (std::size_t{1} << (n - b)); ++h) {
+  const auto blocks = static_cast<std::ptrdiff_t>(std::size_t{1} << (n - b));
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n >= 16)
+  for (std::ptrdiff_t t = 0; t < blocks; ++t) {
+    const auto h = static_cast<std::size_t>(t);
     const W* src = in + ((h ^ (h >> 1)) << b);
     const std::size_t carry = b > 0 ? (h & 1) << (b - 1) : 0;
     W* dst = out + (h << b);
@@ -82,15 +88,17 @@ void gray_permute(const W* __restrict in, W* __restrict out, int n) {
 }
 
 /// row ← the `order` reordering of the natural-order transform in row (2^n words), using
-/// `scratch` (2^n words).
+/// `scratch` (2^n words), on up to `threads` threads.
 template <class W>
-void reorder(W* row, W* scratch, int n, Order order) {
+void reorder(W* row, W* scratch, int n, Order order, int threads = 1) {
   if (order == Order::hadamard) return;
-  bit_reverse_permute(row, scratch, n);
+  bit_reverse_permute(row, scratch, n, threads);
   if (order == Order::sequency) {
-    gray_permute(scratch, row, n);
+    gray_permute(scratch, row, n, threads);
   } else {
-    for (std::size_t k = 0; k < (std::size_t{1} << n); ++k) row[k] = scratch[k];
+    const auto size = static_cast<std::ptrdiff_t>(std::size_t{1} << n);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n >= 16)
+    for (std::ptrdiff_t k = 0; k < size; ++k) row[k] = scratch[k];
   }
 }
 
