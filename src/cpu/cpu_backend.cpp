@@ -124,10 +124,23 @@ class CpuWht final : public detail::WhtKernel {
     return order_ == Order::hadamard ? nullptr : std::make_unique<WordBuffer<W>>(size);
   }
 
+  /// Natural order in place; Paley: transform into the scratch, bit-reverse back into the
+  /// row (no copy pass); sequency: in place, then bit reversal into the scratch and the Gray
+  /// permutation back.
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
-    kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
-    if (scratch != nullptr)
-      reorder(row, scratch->data(), log2n_, order_, threads > 0 ? threads : omp_get_max_threads());
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    switch (order_) {
+      case Order::hadamard: kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu()); break;
+      case Order::paley:
+        kernels_.wht(row, scratch->data(), log2n_, threads, scale, Geometry::of_this_cpu());
+        bit_reverse_permute(scratch->data(), row, log2n_, team);
+        break;
+      case Order::sequency:
+        kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
+        bit_reverse_permute(row, scratch->data(), log2n_, team);
+        gray_permute(scratch->data(), row, log2n_, team);
+        break;
+    }
   }
 
   int log2n_;

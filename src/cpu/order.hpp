@@ -87,19 +87,4 @@ void gray_permute(const W* __restrict in, W* __restrict out, int n, int threads 
   }
 }
 
-/// row ← the `order` reordering of the natural-order transform in row (2^n words), using
-/// `scratch` (2^n words), on up to `threads` threads.
-template <class W>
-void reorder(W* row, W* scratch, int n, Order order, int threads = 1) {
-  if (order == Order::hadamard) return;
-  bit_reverse_permute(row, scratch, n, threads);
-  if (order == Order::sequency) {
-    gray_permute(scratch, row, n, threads);
-  } else {
-    const auto size = static_cast<std::ptrdiff_t>(std::size_t{1} << n);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n >= 16)
-    for (std::ptrdiff_t k = 0; k < size; ++k) row[k] = scratch[k];
-  }
-}
-
 }  // namespace fastconv::cpu
