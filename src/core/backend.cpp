@@ -29,10 +29,9 @@ Backend Backend::cpu(int threads, std::string_view variant) {
   if (variant.empty()) return Backend(cpu::make_cpu_backend(threads));
   for (const cpu::IsaKernels* isa : cpu::supported_isas())
     if (isa->name == variant) return Backend(cpu::make_cpu_backend(threads, *isa));
-  std::vector<std::string> valid;
-  for (const cpu::IsaKernels* isa : cpu::supported_isas()) valid.emplace_back(isa->name);
   throw Error(ErrorCode::invalid_argument, "unknown variant '" + std::string(variant) +
-                                               "' of backend cpu: valid variants on this CPU are " + join(valid));
+                                               "' of backend cpu: valid variants on this CPU are " +
+                                               join(cpu::supported_isa_names()));
 }
 
 Backend Backend::best() { return cpu(); }

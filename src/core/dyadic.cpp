@@ -244,9 +244,7 @@ struct DyadicSystem<T>::Impl {
     const int log2x = log2_exact(x.size(), "DyadicSystem::apply: input");
     const int log2n = std::max(log2h, log2x);
     const std::size_t size = std::size_t{1} << log2n;
-    if (out.size() != size)
-      throw Error(ErrorCode::invalid_argument, "DyadicSystem::apply: output has " + std::to_string(out.size()) +
-                                                   " elements, expected " + std::to_string(size));
+    detail::check_output(out, size, "DyadicSystem::apply");
     const auto& b = backend.impl();
     const auto* same = log2n == log2h ? kernel.get() : nullptr;
     if constexpr (std::is_floating_point_v<T>) {

@@ -2,7 +2,6 @@
 // backend's own WHT kernels. Backends with device memory override BackendImpl::make_dyadic.
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <sstream>
 #include <vector>

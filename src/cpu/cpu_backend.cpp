@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend_impl.hpp"
@@ -25,7 +25,7 @@ constexpr int kRowParallelLog2 = 15;
 /// Big buffers are costly to get fresh: every page is faulted in and zeroed on first touch
 /// (measured here: 128 MiB take 80–180 ms, more than the convolution that needs them). The
 /// cpu backend therefore keeps the most recently released big buffer (one, of at most
-/// kKeepBytes) for the next one-off convolution's spectrum.
+/// kKeepBytes) for the next spectrum or reordering scratch.
 class BufferPool {
  public:
   static constexpr std::size_t kKeepBytes = std::size_t{1} << 30;
@@ -216,11 +216,7 @@ class CpuBackend final : public detail::BackendImpl {
            std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   }
   std::string_view variant() const noexcept override { return isa_.name; }
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const IsaKernels* isa : supported_isas()) names.emplace_back(isa->name);
-    return names;
-  }
+  std::vector<std::string> variants() const override { return supported_isa_names(); }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word, Order order) const override {
     return detail::make_for_word<CpuWht>(word, log2n, order, threads_, isa_);
   }

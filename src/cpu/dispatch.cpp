@@ -58,6 +58,12 @@ std::span<const IsaKernels* const> supported_isas() noexcept {
   return {supported().isas.data(), supported().count};
 }
 
+std::vector<std::string> supported_isa_names() {
+  std::vector<std::string> names;
+  for (const IsaKernels* isa : supported_isas()) names.emplace_back(isa->name);
+  return names;
+}
+
 const IsaKernels& best_isa() noexcept {
   static const IsaKernels& chosen = []() -> const IsaKernels& {
     const auto isas = supported_isas();

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/backend_impl.hpp"
 
@@ -58,6 +60,8 @@ struct IsaKernels {
 
 /// The instruction sets this CPU can run, slowest first.
 std::span<const IsaKernels* const> supported_isas() noexcept;
+/// Their names (the cpu backend's variants), slowest first.
+std::vector<std::string> supported_isa_names();
 /// The fastest supported table, or the one FASTCONV_CPU_ISA names (if supported).
 const IsaKernels& best_isa() noexcept;
 

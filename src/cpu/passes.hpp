@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
 #include <new>
 
