@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config libhwy-dev libcli11-dev libgtest-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ pkg-config libhwy-dev libcli11-dev libgtest-dev libbenchmark-dev
+          ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

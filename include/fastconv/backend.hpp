@@ -1,6 +1,8 @@
 // fastconv/backend.hpp — where a computation runs.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,6 +14,34 @@ namespace detail {
 class BackendImpl;
 }
 
+/// A device a GPU-style backend can run on (see devices()).
+struct Device {
+  std::string backend;   ///< "opencl"
+  std::string id;        ///< what --device and Backend::opencl() take: "P:D" (platform P, device D)
+  std::string name;      ///< e.g. "pthread-haswell-AMD EPYC"
+  std::string platform;  ///< e.g. "Portable Computing Language"
+  std::string type;      ///< "gpu", "cpu" or "accelerator"
+  std::string version;   ///< e.g. "OpenCL 3.0 PoCL ..."
+  int compute_units = 0;
+  std::uint64_t global_memory_bytes = 0;
+  std::uint64_t local_memory_bytes = 0;
+  std::size_t max_work_group_size = 0;
+  bool fp64 = false;  ///< double precision available
+};
+
+/// Every device of every device backend in this build (empty when there is none, or no
+/// driver is installed; never throws for a missing driver).
+std::vector<Device> devices();
+
+/// Time a device backend spent since its handle was made (or reset_timings()), from the
+/// device's own profiling events: the split of seed 001's Table 2.
+struct DeviceTimings {
+  double transfer_ms = 0;    ///< host→device and device→host copies
+  double compute_ms = 0;     ///< kernels
+  std::uint64_t transfers = 0;
+  std::uint64_t launches = 0;  ///< kernel launches
+};
+
 /// A handle to a compute backend. Cheap to copy; plans keep the backend they were made on.
 ///
 /// - `reference`: seed 004's Algorithm 0, the textbook loop on one thread. Slow and simple
@@ -19,6 +49,10 @@ class BackendImpl;
 /// - `cpu`: vectorised, cache-blocked and multithreaded (OpenMP) kernels. Its variants are
 ///   the instruction sets this CPU runs ("avx512", "avx2", "sse4", ...); the default is the
 ///   fastest one.
+/// - `opencl` (when built with OpenCL): any OpenCL device — GPUs, or the CPU through PoCL.
+///   Variants: "gajic2011" (seed 001's Algorithm 1: one launch per FWT step) and "fast"
+///   (the default: a few launches of tiled radix-2^k passes). Data are copied to the device
+///   and back on every call; spectra (DyadicSystem) stay on the device.
 ///
 /// A variant is one implementation of a backend's algorithms (variants() lists them); every
 /// variant computes the same results.
@@ -30,16 +64,25 @@ class Backend {
   /// `variant` names an instruction set from variants() ("" = the fastest this CPU has, or the
   /// one the environment variable FASTCONV_CPU_ISA names).
   static Backend cpu(int threads = 0, std::string_view variant = {});
+  /// The OpenCL backend on device `device` ("P:D"; "" = the FASTCONV_OPENCL_DEVICE environment
+  /// variable, else the first GPU, else the first device). An unknown variant or device is an
+  /// invalid_argument Error listing the valid ones; no OpenCL platform or device, or a build
+  /// without OpenCL, is a device Error saying how to get one.
+  static Backend opencl(std::string_view variant = {}, std::string_view device = {});
   /// The fastest backend this build offers (today: cpu).
   static Backend best();
-  /// A backend by name: "reference", "cpu", or "auto" (= best()), and optionally one of its
-  /// variants ("" = its default). An unknown name or variant is an invalid_argument Error
-  /// that lists the valid ones.
-  static Backend from_name(std::string_view name, int threads = 0, std::string_view variant = {});
-  /// Names accepted by from_name(), "auto" first.
+  /// A backend by name: "reference", "cpu", "opencl" or "auto" (= best()), and optionally one
+  /// of its variants ("" = its default) and, for device backends, a device id. An unknown
+  /// name or variant is an invalid_argument Error that lists the valid ones.
+  static Backend from_name(std::string_view name, int threads = 0, std::string_view variant = {},
+                           std::string_view device = {});
+  /// Names accepted by from_name(), "auto" first (device backends only when built in).
   static std::vector<std::string> names();
+  /// The variants backend `name` offers on this machine, slowest first, without opening a
+  /// device (an unknown name is an invalid_argument Error).
+  static std::vector<std::string> variants_of(std::string_view name);
 
-  /// "reference" or "cpu".
+  /// "reference", "cpu" or "opencl".
   [[nodiscard]] std::string_view name() const noexcept;
   /// The variant in use, e.g. "avx2" (the reference backend's only one is "textbook").
   [[nodiscard]] std::string_view variant() const noexcept;
@@ -47,6 +90,10 @@ class Backend {
   [[nodiscard]] std::vector<std::string> variants() const;
   /// One line about what the backend runs on, e.g. "cpu: AVX2+FMA kernels, 2 threads".
   [[nodiscard]] std::string description() const;
+  /// Device time spent through this handle and its copies (zero for host backends). Safe to
+  /// call while other threads compute.
+  [[nodiscard]] DeviceTimings timings() const;
+  void reset_timings() const;
 
   /// The implementation (internal; used by plans).
   [[nodiscard]] const detail::BackendImpl& impl() const noexcept { return *impl_; }

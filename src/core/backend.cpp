@@ -6,6 +6,9 @@
 #include "cpu/backends.hpp"
 #include "cpu/isa.hpp"
 #include "fastconv/error.hpp"
+#ifdef FASTCONV_HAVE_OPENCL
+#include "opencl/opencl_backend.hpp"
+#endif
 
 namespace fastconv {
 
@@ -34,27 +37,75 @@ Backend Backend::cpu(int threads, std::string_view variant) {
                                                join(cpu::supported_isa_names()));
 }
 
+namespace {
+const std::vector<std::string> kOpenClVariants = {"gajic2011", "fast"};
+
+void check_variant(std::string_view backend, std::string_view variant, const std::vector<std::string>& valid) {
+  if (variant.empty()) return;
+  for (const std::string& v : valid)
+    if (v == variant) return;
+  throw Error(ErrorCode::invalid_argument, "unknown variant '" + std::string(variant) + "' of backend " +
+                                               std::string(backend) + ": valid variants are " + join(valid));
+}
+}  // namespace
+
+Backend Backend::opencl(std::string_view variant, std::string_view device) {
+  check_variant("opencl", variant, kOpenClVariants);
+#ifdef FASTCONV_HAVE_OPENCL
+  return Backend(opencl::make_opencl_backend(variant.empty() ? kOpenClVariants.back() : variant, device));
+#else
+  (void)device;
+  throw Error(ErrorCode::device,
+              "this build of fastconv has no OpenCL backend: install the OpenCL headers and loader "
+              "('apt-get install ocl-icd-opencl-dev opencl-clhpp-headers', as scripts/setup.sh does) and rebuild");
+#endif
+}
+
 Backend Backend::best() { return cpu(); }
 
-std::vector<std::string> Backend::names() { return {"auto", "reference", "cpu"}; }
+std::vector<std::string> Backend::names() {
+#ifdef FASTCONV_HAVE_OPENCL
+  return {"auto", "reference", "cpu", "opencl"};
+#else
+  return {"auto", "reference", "cpu"};
+#endif
+}
 
-Backend Backend::from_name(std::string_view name, int threads, std::string_view variant) {
+std::vector<std::string> Backend::variants_of(std::string_view name) {
+  if (name == "reference") return {"textbook"};
+  if (name == "cpu" || name == "auto") return cpu::supported_isa_names();
+  if (name == "opencl") return kOpenClVariants;
+  throw Error(ErrorCode::invalid_argument,
+              "unknown backend '" + std::string(name) + "': valid backends are " + join(names()));
+}
+
+Backend Backend::from_name(std::string_view name, int threads, std::string_view variant, std::string_view device) {
+  if (!device.empty() && name != "opencl")
+    throw Error(ErrorCode::invalid_argument, "--device (" + std::string(device) + ") applies to the opencl backend only, not to " + std::string(name));
   if (name == "auto" || name == "cpu") return cpu(threads, variant);
+  if (name == "opencl") return opencl(variant, device);
   if (name == "reference") {
-    const Backend b = reference();
-    if (!variant.empty() && variant != b.variant())
-      throw Error(ErrorCode::invalid_argument, "unknown variant '" + std::string(variant) +
-                                                   "' of backend reference: valid variants are " + join(b.variants()));
-    return b;
+    check_variant(name, variant, variants_of(name));
+    return reference();
   }
   throw Error(ErrorCode::invalid_argument,
               "unknown backend '" + std::string(name) + "': valid backends are " + join(names()));
+}
+
+std::vector<Device> devices() {
+#ifdef FASTCONV_HAVE_OPENCL
+  return opencl::list_devices();
+#else
+  return {};
+#endif
 }
 
 std::string_view Backend::name() const noexcept { return impl_->name(); }
 std::string Backend::description() const { return impl_->description(); }
 std::string_view Backend::variant() const noexcept { return impl_->variant(); }
 std::vector<std::string> Backend::variants() const { return impl_->variants(); }
+DeviceTimings Backend::timings() const { return impl_->timings(); }
+void Backend::reset_timings() const { impl_->reset_timings(); }
 
 std::string_view version() noexcept { return FASTCONV_VERSION; }
 

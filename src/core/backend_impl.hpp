@@ -118,6 +118,9 @@ class BackendImpl {
   [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht(int log2n, Word word, Order order) const = 0;
   /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
   [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;
+  /// Device backends: the time their kernels and copies took.
+  [[nodiscard]] virtual DeviceTimings timings() const { return {}; }
+  virtual void reset_timings() const {}
 };
 
 }  // namespace fastconv::detail

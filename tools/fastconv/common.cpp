@@ -27,7 +27,7 @@ std::string variants_by_backend() {
   for (const auto& name : Backend::names()) {
     if (name == "auto") continue;
     std::string list;
-    for (const auto& v : Backend::from_name(name).variants()) list += (list.empty() ? "" : ", ") + v;
+    for (const auto& v : Backend::variants_of(name)) list += (list.empty() ? "" : ", ") + v;
     out += (out.empty() ? "" : "; ") + name + ": " + list;
   }
   return out;
@@ -44,6 +44,9 @@ void ComputeOptions::add_backend_options(CLI::App& command) {
   command.add_option("--variant", variant,
                      "Implementation of the backend's kernels (" + variants_by_backend() +
                          "; default: the backend's own choice, see 'fastconv info'). Every variant gives the same results");
+  command.add_option("--device", device,
+                     "Device of the opencl backend as PLATFORM:DEVICE, e.g. 0:1 (default: the environment variable "
+                     "FASTCONV_OPENCL_DEVICE, else the first GPU, else the first device; 'fastconv info' lists them)");
 }
 
 void ComputeOptions::add_to(CLI::App& command) {
@@ -53,7 +56,7 @@ void ComputeOptions::add_to(CLI::App& command) {
                      "text input is int64 if every value is an integer, else float64; required for raw files)");
 }
 
-Backend ComputeOptions::make_backend() const { return Backend::from_name(backend, threads, variant); }
+Backend ComputeOptions::make_backend() const { return Backend::from_name(backend, threads, variant, device); }
 
 std::optional<DType> ComputeOptions::requested_dtype() const {
   if (dtype.empty()) return std::nullopt;

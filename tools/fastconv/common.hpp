@@ -21,14 +21,15 @@ struct ComputeOptions {
   std::string backend = "auto";
   int threads = 0;
   std::string variant;  ///< empty: the backend's default
+  std::string device;   ///< empty: FASTCONV_OPENCL_DEVICE or the backend's default
   std::string dtype;    ///< empty: the input's own type
 
-  /// Adds --backend, --threads, --variant and --dtype.
+  /// Adds --backend, --threads, --variant, --device and --dtype.
   void add_to(CLI::App& command);
-  /// Adds --backend, --threads and --variant only (for commands with their own --dtype).
+  /// Adds --backend, --threads, --variant and --device only (for commands with their own --dtype).
   void add_backend_options(CLI::App& command);
-  /// The backend --backend, --threads and --variant name; an unknown name or variant is an
-  /// invalid_argument Error listing the valid ones.
+  /// The backend --backend, --threads, --variant and --device name; an unknown name, variant
+  /// or device is an invalid_argument Error listing the valid ones.
   [[nodiscard]] Backend make_backend() const;
   [[nodiscard]] std::optional<DType> requested_dtype() const;
 };
@@ -65,5 +66,7 @@ void add_dyadic_command(CLI::App& app, Action& action);
 void add_info_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
+/// `fastconv bench gajic` (cmd_bench_gajic.cpp), a subcommand of `bench`.
+void add_bench_gajic_command(CLI::App& bench, Action& action);
 
 }  // namespace fastconv::cli

@@ -1,0 +1,283 @@
+// The opencl backend (both variants) against the reference backend: every operation, type,
+// order and normalisation for all n ≤ 20, random batch shapes, the 128-bit ring paths, the
+// profiling counters and the launch counts. Runs on whatever OpenCL device there is (PoCL on
+// the CPU in CI); without one every test here is skipped and says why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fastconv/fastconv.hpp"
+
+namespace {
+
+using fastconv::Backend;
+using fastconv::Normalization;
+using fastconv::Order;
+
+/// Why the OpenCL tests cannot run here, or "" when they can.
+std::string why_no_opencl() {
+  const auto names = Backend::names();
+  if (std::find(names.begin(), names.end(), "opencl") == names.end())
+    return "this build has no OpenCL backend (install ocl-icd-opencl-dev and opencl-clhpp-headers, then rebuild)";
+  if (fastconv::devices().empty()) return "no OpenCL device found (install pocl-opencl-icd for the CPU)";
+  return {};
+}
+
+#define SKIP_WITHOUT_OPENCL()                                  \
+  if (const std::string why = why_no_opencl(); !why.empty()) { \
+    GTEST_SKIP() << why;                                       \
+  }
+
+template <class T>
+std::vector<T> random_values(std::size_t size, std::mt19937_64& rng, long long bound = 100) {
+  std::vector<T> v(size);
+  std::uniform_int_distribution<long long> d(-bound, bound);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(d(rng)) / 8;
+    else x = static_cast<T>(d(rng));
+  }
+  return v;
+}
+
+/// Exact for integers; for floats within a relative 1e-5 (float) / 1e-12 (double) of the
+/// largest magnitude (both results come from the same additions in another order).
+template <class T>
+void expect_same(const std::vector<T>& expected, const std::vector<T>& actual, const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  if constexpr (std::is_integral_v<T>) {
+    for (std::size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(expected[i], actual[i]) << what << " at " << i;
+  } else {
+    double scale = 1;
+    for (T v : expected) scale = std::max(scale, std::abs(double(v)));
+    const double tol = (std::is_same_v<T, float> ? 1e-5 : 1e-12) * scale;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      ASSERT_NEAR(double(expected[i]), double(actual[i]), tol) << what << " at " << i;
+  }
+}
+
+/// Runs `body` on both backends; both must throw the same kind of Error, or neither.
+template <class Body>
+void same_outcome(Body&& body, const Backend& b, const std::string& what) {
+  std::string ref_error, cl_error;
+  decltype(body(b)) ref{}, got{};
+  try {
+    ref = body(Backend::reference());
+  } catch (const fastconv::Error& e) {
+    ref_error = std::string(to_string(e.code()));
+  }
+  try {
+    got = body(b);
+  } catch (const fastconv::Error& e) {
+    cl_error = std::string(to_string(e.code()));
+    if (ref_error.empty()) FAIL() << what << ": opencl threw " << e.what();
+  }
+  ASSERT_EQ(ref_error, cl_error) << what;
+  if (ref_error.empty()) expect_same(ref, got, what);
+}
+
+template <class T>
+class OpenClTyped : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::int32_t, std::int64_t>;
+TYPED_TEST_SUITE(OpenClTyped, Types);
+
+const std::vector<std::string> kVariants = {"gajic2011", "fast"};
+
+bool has_fp64() {
+  for (const auto& d : fastconv::devices())
+    if (d.fp64) return true;
+  return false;
+}
+
+template <class T>
+bool unsupported_here() {
+  return std::is_same_v<T, double> && !has_fp64();
+}
+
+TYPED_TEST(OpenClTyped, WhtEveryOrderAndNormalisationUpTo20) {
+  SKIP_WITHOUT_OPENCL();
+  using T = TypeParam;
+  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+  std::mt19937_64 rng(1);
+  for (const auto& variant : kVariants) {
+    const Backend cl = Backend::opencl(variant);
+    for (int n = 0; n <= 20; ++n) {
+      // Every size in natural order; the other orders and normalisations rotate over the sizes.
+      const std::vector<fastconv::WhtOptions> options = {
+          {Order::hadamard, Normalization::none},
+          {static_cast<Order>(n % 3), static_cast<Normalization>((n / 3) % 3)}};
+      for (const auto& o : options) {
+        const auto x = random_values<T>(std::size_t{1} << n, rng);
+        const std::string what = variant + " n=" + std::to_string(n) + " " + std::string(to_string(o.order)) + "/" +
+                                 std::string(to_string(o.normalization));
+        same_outcome(
+            [&](const Backend& b) {
+              auto y = x;
+              fastconv::wht(y, o, b);
+              return y;
+            },
+            cl, what);
+      }
+    }
+  }
+}
+
+TYPED_TEST(OpenClTyped, RandomBatchShapes) {
+  SKIP_WITHOUT_OPENCL();
+  using T = TypeParam;
+  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+  std::mt19937_64 rng(2);
+  for (const auto& variant : kVariants) {
+    const Backend cl = Backend::opencl(variant);
+    for (int trial = 0; trial < 12; ++trial) {
+      const int n = static_cast<int>(rng() % 17);
+      const std::size_t size = std::size_t{1} << n, rows = 1 + rng() % 9, stride = size + (trial % 2 ? rng() % 7 : 0);
+      const fastconv::WhtOptions o{static_cast<Order>(trial % 3), trial % 4 == 0 ? Normalization::orthonormal
+                                                                                  : Normalization::none};
+      const auto x = random_values<T>((rows - 1) * stride + size, rng);
+      same_outcome(
+          [&](const Backend& b) {
+            auto y = x;
+            fastconv::wht(y, rows, size, stride, o, b);
+            return y;
+          },
+          cl, variant + " batch n=" + std::to_string(n) + " rows=" + std::to_string(rows) + " stride=" + std::to_string(stride));
+    }
+  }
+}
+
+TYPED_TEST(OpenClTyped, DyadicOperationsUpTo20) {
+  SKIP_WITHOUT_OPENCL();
+  using T = TypeParam;
+  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+  std::mt19937_64 rng(3);
+  for (const auto& variant : kVariants) {
+    const Backend cl = Backend::opencl(variant);
+    for (int n = 0; n <= 20; ++n) {
+      const std::size_t size = std::size_t{1} << n;
+      const auto f = random_values<T>(size, rng, 20);
+      const auto g = random_values<T>(std::size_t{1} << (n - (n > 0 ? rng() % (n + 1) : 0)), rng, 20);
+      const std::string at = variant + " n=" + std::to_string(n);
+      same_outcome([&](const Backend& b) { return fastconv::convolve(f, g, b); }, cl, at + " convolve");
+      same_outcome([&](const Backend& b) { return fastconv::autocorrelate(f, b); }, cl, at + " autocorrelate");
+      same_outcome(
+          [&](const Backend& b) {
+            fastconv::DyadicSystem<T> system(g, b);
+            return system.apply(f);
+          },
+          cl, at + " DyadicSystem");
+      // Deconvolution: h with a nowhere-zero spectrum (a spike much larger than the rest).
+      auto h = random_values<T>(std::size_t{1} << (n / 2), rng, 1);
+      h[0] = static_cast<T>(h.size() * 2 + 1);
+      const auto y = fastconv::convolve(f, h, Backend::reference());
+      same_outcome([&](const Backend& b) { return fastconv::deconvolve(y, h, b); }, cl, at + " deconvolve");
+    }
+  }
+}
+
+TYPED_TEST(OpenClTyped, SingularDeconvolutionIsReported) {
+  SKIP_WITHOUT_OPENCL();
+  using T = TypeParam;
+  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+  for (const auto& variant : kVariants) {
+    const std::vector<T> y = {1, 2, 3, 4}, h = {1, 1, 0, 0};  // W·h = (2, 0, 2, 0)
+    try {
+      (void)fastconv::deconvolve(y, h, Backend::opencl(variant));
+      FAIL() << variant << ": no error";
+    } catch (const fastconv::Error& e) {
+      EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("zero at index 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(OpenCl, WideIntegerRingsAndOverflow) {
+  SKIP_WITHOUT_OPENCL();
+  std::mt19937_64 rng(4);
+  for (const auto& variant : kVariants) {
+    const Backend cl = Backend::opencl(variant);
+    // Results beyond 64 bits in the middle: the 128-bit ring on the device.
+    const auto f = random_values<std::int64_t>(1024, rng, std::int64_t{1} << 40);
+    const auto g = random_values<std::int64_t>(1024, rng, 3);
+    same_outcome([&](const Backend& b) { return fastconv::convolve(f, g, b); }, cl, variant + " 128-bit convolve");
+    // A WHT whose int64 result needs the wide ring, and one that overflows int64.
+    std::vector<std::int64_t> big(16, std::int64_t{1} << 58);
+    same_outcome(
+        [&](const Backend& b) {
+          auto y = big;
+          fastconv::wht(y, {}, b);
+          return y;
+        },
+        cl, variant + " int64 WHT overflow");
+    big.assign(16, std::int64_t{1} << 57);
+    big[3] = -(std::int64_t{1} << 57);
+    same_outcome(
+        [&](const Backend& b) {
+          auto y = big;
+          fastconv::wht(y, {Order::sequency, Normalization::inverse}, b);
+          return y;
+        },
+        cl, variant + " int64 WHT in the wide ring");
+  }
+}
+
+TEST(OpenCl, TimingsSplitComputeFromTransfers) {
+  SKIP_WITHOUT_OPENCL();
+  const int n = 10;
+  const std::vector<float> f(1 << n, 1.0f), g(1 << n, 0.5f);
+  const Backend gajic = Backend::opencl("gajic2011");
+  (void)fastconv::convolve(f, g, gajic);
+  gajic.reset_timings();
+  (void)fastconv::convolve(f, g, gajic);
+  const auto t = gajic.timings();
+  // Algorithm 1: the FWT of g (n launches), of f (n), the multiply, the inverse FWT (n), the scale.
+  EXPECT_EQ(t.launches, static_cast<std::uint64_t>(3 * n + 2));
+  EXPECT_GE(t.transfers, 3u);  // g and f to the device, the result back
+  EXPECT_GT(t.compute_ms, 0.0);
+  EXPECT_GE(t.transfer_ms, 0.0);
+  const Backend copy = gajic;  // copies share the counters
+  copy.reset_timings();
+  EXPECT_EQ(gajic.timings().launches, 0u);
+}
+
+TEST(OpenCl, FastLaunchesPerTransformWithinTheBound) {
+  SKIP_WITHOUT_OPENCL();
+  const Backend fast = Backend::opencl("fast");
+  const Backend gajic = Backend::opencl("gajic2011");
+  for (int n : {1, 8, 12, 16, 20, 22}) {
+    std::vector<float> x(std::size_t{1} << n, 1.0f);
+    fastconv::WhtPlan<float> plan(n, {}, fast);
+    fast.reset_timings();
+    plan.execute(x);
+    const auto launches = fast.timings().launches;
+    EXPECT_GE(launches, 1u);
+    EXPECT_LE(launches, 3u) << "n=" << n;  // the planner's bound is checked for every shape in opencl_plan_test
+    fastconv::WhtPlan<float> seed(n, {}, gajic);
+    gajic.reset_timings();
+    seed.execute(x);
+    EXPECT_EQ(gajic.timings().launches, static_cast<std::uint64_t>(n)) << "one launch per step";
+  }
+}
+
+TEST(OpenCl, UnknownVariantAndDeviceAreUsageErrors) {
+  try {
+    (void)Backend::opencl("radix-3");
+    FAIL();
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("gajic2011, fast"), std::string::npos) << e.what();
+  }
+  SKIP_WITHOUT_OPENCL();
+  try {
+    (void)Backend::opencl("", "99:99");
+    FAIL();
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("99:99"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
