@@ -105,7 +105,7 @@ std::map<std::string, std::string> bench_record(const std::string& line) {
     if (k < kBenchKeys.size()) {
       EXPECT_EQ(f.key, kBenchKeys[k]) << line;
     }
-    EXPECT_EQ(f.is_string, k < 4) << f.key << " in " << line;
+    EXPECT_EQ(f.is_string, k < 4 || f.key == "description") << f.key << " in " << line;  // bench gajic's last key
     record[f.key] = f.value;
   }
   EXPECT_GT(std::stod(record["median_ms"]), 0) << line;
@@ -137,9 +137,10 @@ class Cli : public ::testing::Test {
   }
 
   /// Runs `fastconv ARGS` in the test directory with `input` on stdin.
-  Result run(const std::string& args, const std::string& input = "") const {
+  /// `env` ("NAME=value ") is put before the command.
+  Result run(const std::string& args, const std::string& input = "", const std::string& env = "") const {
     write(".stdin", input);
-    const std::string cmd = "cd '" + dir_.string() + "' && '" FASTCONV_CLI_PATH "' " + args +
+    const std::string cmd = "cd '" + dir_.string() + "' && " + env + "'" FASTCONV_CLI_PATH "' " + args +
                             " < .stdin > .stdout 2> .stderr";
     const int status = std::system(cmd.c_str());
     Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path(".stdout")), read(path(".stderr"))};
@@ -223,7 +224,8 @@ TEST_F(Cli, DyadicOperations) {
 
 TEST_F(Cli, HelpAndVersion) {
   for (const std::string cmd : {"", "wht ", "dyadic ", "dyadic conv ", "dyadic autocorr ", "dyadic deconv ",
-                                "info ", "demo ", "bench ", "bench wht ", "bench dyadic "}) {
+                                "info ", "demo ", "bench ", "bench wht ", "bench dyadic ",
+                                "bench gajic "}) {
     const Result r = run(cmd + "--help");
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << r.out;
@@ -366,6 +368,74 @@ TEST_F(Cli, BenchUsageErrors) {
   expect_bad_input("bench wht --log2n 40 --batch 100000000", "more elements than memory can address");
 }
 
+TEST_F(Cli, BenchGajicTable) {
+  if (fastconv::devices().empty()) {
+    const Result r = run("bench gajic --log2n 4 --repeats 1");  // the library's device error
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err.rfind("fastconv: error: ", 0), 0u) << r.err;
+    GTEST_SKIP() << "no OpenCL device (fastconv::devices() is empty): `bench gajic` needs one; checked that it "
+                    "exits 1 with the device error";
+  }
+  Result r = run("bench gajic --log2n 4,6 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 6u) << r.out;  // header line, blank, column header, separator, n = 4 and 6
+  EXPECT_EQ(out[0].rfind("OpenCL device: opencl: ", 0), 0u) << out[0];
+  EXPECT_NE(out[0].find("cpu backend: cpu: "), std::string::npos) << out[0];
+  EXPECT_EQ(out[1], "");
+  EXPECT_EQ(out[2],
+            "| n | textbook (ms) | cpu (ms) | gajic2011 compute | gajic2011 transfer | fast compute | fast transfer "
+            "| fast total | gajic2011 total / fast total |");
+  EXPECT_EQ(out[3], "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (int k = 0; k < 2; ++k) {
+    const std::string& row = out[4 + k];
+    EXPECT_EQ(row.rfind("| " + std::to_string(4 + 2 * k) + " | ", 0), 0u) << row;
+    EXPECT_EQ(std::count(row.begin(), row.end(), '|'), 10) << row;
+    EXPECT_EQ(row.find(" - "), std::string::npos) << row;  // the textbook loop ran
+  }
+
+  r = run("bench gajic --log2n 5 --repeats 2 --reference-max-n 4");  // no textbook column above 4
+  ASSERT_EQ(r.code, 0) << r.err;
+  out = lines(r.out);
+  ASSERT_EQ(out.size(), 5u) << r.out;
+  EXPECT_EQ(out[4].rfind("| 5 | - | ", 0), 0u) << out[4];
+}
+
+TEST_F(Cli, BenchGajicJson) {
+  if (fastconv::devices().empty()) GTEST_SKIP() << "no OpenCL device (fastconv::devices() is empty)";
+  const Result r = run("bench gajic --log2n 3 --repeats 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 4u) << r.out;  // textbook, cpu, gajic2011, fast
+  const char* backends[] = {"reference", "cpu", "opencl", "opencl"};
+  for (int k = 0; k < 4; ++k) {
+    auto record = bench_record(out[k]);
+    EXPECT_EQ(record["op"], "dyadic");
+    EXPECT_EQ(record["backend"], backends[k]);
+    EXPECT_EQ(record["dtype"], "float32");
+    EXPECT_EQ(record["log2n"], "3");
+    EXPECT_EQ(record["repeats"], "2");
+    EXPECT_EQ(record.count("compute_ms"), k >= 2 ? 1u : 0u) << out[k];
+    EXPECT_EQ(record.count("transfer_ms"), k >= 2 ? 1u : 0u) << out[k];
+    EXPECT_EQ(record.count("description"), 1u) << out[k];
+  }
+  EXPECT_EQ(bench_record(out[2])["variant"], "gajic2011");
+  EXPECT_EQ(bench_record(out[3])["variant"], "fast");
+  EXPECT_GT(std::stod(bench_record(out[2])["compute_ms"]), 0);
+  EXPECT_GT(std::stoi(bench_record(out[2])["launches"]), std::stoi(bench_record(out[3])["launches"]))
+      << "gajic2011 launches one kernel per FWT step";
+}
+
+TEST_F(Cli, BenchGajicUsageErrors) {  // parsed before any device is opened: the same without OpenCL
+  expect_bad_input("bench gajic --log2n 0", "--log2n 0: '0' is not a size");
+  expect_bad_input("bench gajic --log2n x", "--log2n x: 'x' is not a size");
+  expect_bad_input("bench gajic --log2n 4,31", "'31' is not a size");
+  expect_bad_input("bench gajic --log2n 4,,8", "'' is not a size");
+  expect_bad_input("bench gajic --repeats 0", "--repeats: '0' is not a whole number >= 1");
+  expect_bad_input("bench gajic --reference-max-n -1", "--reference-max-n");
+}
+
 TEST_F(Cli, UsageErrors) {
   expect_bad_input("wht --bogus", "--bogus");
   expect_bad_input("", "subcommand");
@@ -437,3 +507,35 @@ TEST_F(Cli, FailuresNeverTouchAnExistingOutput) {
 }
 
 }  // namespace
+
+TEST_F(Cli, OpenClBackend) {
+  const auto names = fastconv::Backend::names();
+  if (std::find(names.begin(), names.end(), "opencl") == names.end()) {
+    const Result r = run("wht --backend opencl", "1 0 1 1");
+    EXPECT_EQ(r.code, 2) << r.err;  // an unknown backend name in this build
+    GTEST_SKIP() << "this build has no OpenCL backend";
+  }
+  // Usage errors come before any device is opened.
+  expect_bad_input("wht --backend opencl --variant radix3", "valid variants are gajic2011, fast", "1 0 1 1");
+  expect_bad_input("wht --backend cpu --device 0:0", "applies to the opencl backend only", "1 0 1 1");
+  // No OpenCL platform: exit 1 with a sentence saying how to get one, nothing written.
+  const Result none = run("wht --backend opencl - out.txt", "1 0 1 1");
+  if (fastconv::devices().empty()) {
+    EXPECT_EQ(none.code, 1) << none.err;
+    EXPECT_NE(none.err.find("pocl-opencl-icd"), std::string::npos) << none.err;
+    EXPECT_FALSE(fs::exists(path("out.txt")));
+    GTEST_SKIP() << "no OpenCL device found (install pocl-opencl-icd for the CPU)";
+  }
+  fs::remove(path("out.txt"));
+  const Result empty = run("wht --backend opencl", "1 0 1 1", "OCL_ICD_VENDORS=/nonexistent ");
+  EXPECT_EQ(empty.code, 1) << empty.err;
+  EXPECT_NE(empty.err.find("no OpenCL platform found"), std::string::npos) << empty.err;
+  EXPECT_NE(empty.err.find("pocl-opencl-icd"), std::string::npos) << empty.err;
+  expect_bad_input("wht --backend opencl --device 7:7", "OpenCL device '7:7' does not exist", "1 0 1 1");
+  for (const std::string variant : {"gajic2011", "fast"}) {
+    EXPECT_EQ(run("wht --backend opencl --variant " + variant, "1 0 1 1").out, "3 1 -1 1\n") << variant;
+    write("f.txt", "1 0 1 1");
+    write("g.txt", "0 1 0 1");
+    EXPECT_EQ(run("dyadic conv f.txt g.txt --backend opencl --device 0:0 --variant " + variant).out, "1 2 1 2\n");
+  }
+}

@@ -155,24 +155,6 @@ std::string number(double value) {
   return ec == std::errc() ? std::string(buf, end) : "null";
 }
 
-/// A JSON string; the values here are plain names, but escape anyway.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
-
 void print(Context& ctx, const Record& r) {
   const double elements = static_cast<double>(ctx.args.batch) * std::ldexp(1.0, r.log2n);
   const double ns = r.timing.median_ms * 1e6;
@@ -307,6 +289,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       "system built once from g (two transforms).\n"
       "Example: fastconv bench dyadic --backend reference --log2n 4:16");
   d->callback([dyadic_args, &action] { action = [dyadic_args] { return run_bench(*dyadic_args); }; });
+
+  add_bench_gajic_command(*bench, action);
 }
 
 }  // namespace fastconv::cli

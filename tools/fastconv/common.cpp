@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <iostream>
 
 namespace fastconv::cli {
@@ -62,6 +63,23 @@ std::optional<DType> ComputeOptions::requested_dtype() const {
   if (dtype.empty()) return std::nullopt;
   if (const auto d = parse_dtype(dtype)) return d;
   usage_error("--dtype: unknown type '" + dtype + "': use float32, float64, int32 or int64");
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
 }
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }

@@ -40,6 +40,8 @@ io::Array read_input(const std::string& path, std::optional<DType> dtype);
 io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source);
 /// Writes OUTPUT ("-" = stdout as text), atomically for files.
 void write_output(const std::string& path, const io::Array& array);
+/// `s` as a JSON string literal, quoted and escaped (the --json outputs).
+std::string json_string(std::string_view s);
 /// "<stdin>" for "-", else the path.
 std::string display_name(const std::string& path);
 
