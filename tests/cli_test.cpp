@@ -517,7 +517,7 @@ TEST_F(Cli, OpenClBackend) {
   }
   // Usage errors come before any device is opened.
   expect_bad_input("wht --backend opencl --variant radix3", "valid variants are gajic2011, fast", "1 0 1 1");
-  expect_bad_input("wht --backend cpu --device 0:0", "applies to the opencl backend only", "1 0 1 1");
+  expect_bad_input("wht --backend cpu --device 0:0", "applies to the opencl and cuda backends only", "1 0 1 1");
   // No OpenCL platform: exit 1 with a sentence saying how to get one, nothing written.
   const Result none = run("wht --backend opencl - out.txt", "1 0 1 1");
   if (fastconv::devices().empty()) {
@@ -538,4 +538,15 @@ TEST_F(Cli, OpenClBackend) {
     write("g.txt", "0 1 0 1");
     EXPECT_EQ(run("dyadic conv f.txt g.txt --backend opencl --device 0:0 --variant " + variant).out, "1 2 1 2\n");
   }
+}
+
+TEST_F(Cli, CudaBackendWithoutAGpuSaysSo) {
+  for (const auto& d : fastconv::devices())
+    if (d.backend == "cuda") GTEST_SKIP() << "a CUDA device is present: the device tests cover it";
+  expect_bad_input("wht --backend cuda --variant bikov-a9", "valid variants are gajic2011, bikov-a1", "1 0 1 1");
+  const Result r = run("wht --backend cuda --variant bikov-a5 - out.txt", "1 0 1 1");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("fastconv: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.txt")));
 }

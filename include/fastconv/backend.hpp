@@ -16,8 +16,8 @@ class BackendImpl;
 
 /// A device a GPU-style backend can run on (see devices()).
 struct Device {
-  std::string backend;   ///< "opencl"
-  std::string id;        ///< what --device and Backend::opencl() take: "P:D" (platform P, device D)
+  std::string backend;   ///< "opencl" or "cuda"
+  std::string id;        ///< what --device takes: "P:D" (OpenCL platform P, device D) or "N" (CUDA)
   std::string name;      ///< e.g. "pthread-haswell-AMD EPYC"
   std::string platform;  ///< e.g. "Portable Computing Language"
   std::string type;      ///< "gpu", "cpu" or "accelerator"
@@ -49,6 +49,8 @@ struct DeviceTimings {
 /// - `cpu`: vectorised, cache-blocked and multithreaded (OpenMP) kernels. Its variants are
 ///   the instruction sets this CPU runs ("avx512", "avx2", "sse4", ...); the default is the
 ///   fastest one.
+/// - `cuda` (when built with nvcc): NVIDIA GPUs; the seeds' CUDA algorithms as variants and a
+///   tiled few-pass default ("fast").
 /// - `opencl` (when built with OpenCL): any OpenCL device — GPUs, or the CPU through PoCL.
 ///   Variants: "gajic2011" (seed 001's Algorithm 1: one launch per FWT step) and "fast"
 ///   (the default: a few launches of tiled radix-2^k passes). Data are copied to the device
@@ -69,6 +71,11 @@ class Backend {
   /// invalid_argument Error listing the valid ones; no OpenCL platform or device, or a build
   /// without OpenCL, is a device Error saying how to get one.
   static Backend opencl(std::string_view variant = {}, std::string_view device = {});
+  /// The CUDA backend on device `device` ("N"; "" = FASTCONV_CUDA_DEVICE, else 0). Variants
+  /// (slowest first): "gajic2011" (seed 001), "bikov-a1" … "bikov-a6" (seed 004's Algorithms 1–6;
+  /// a5 and a6 up to 2^20 points), "nvidia-radix4" (seed 003) and "fast" (the default). No
+  /// CUDA device or driver, or a build without CUDA, is a device Error saying so.
+  static Backend cuda(std::string_view variant = {}, std::string_view device = {});
   /// The fastest backend this build offers (today: cpu).
   static Backend best();
   /// A backend by name: "reference", "cpu", "opencl" or "auto" (= best()), and optionally one
@@ -82,7 +89,7 @@ class Backend {
   /// device (an unknown name is an invalid_argument Error).
   static std::vector<std::string> variants_of(std::string_view name);
 
-  /// "reference", "cpu" or "opencl".
+  /// "reference", "cpu", "opencl" or "cuda".
   [[nodiscard]] std::string_view name() const noexcept;
   /// The variant in use, e.g. "avx2" (the reference backend's only one is "textbook").
   [[nodiscard]] std::string_view variant() const noexcept;

@@ -9,6 +9,9 @@
 #ifdef FASTCONV_HAVE_OPENCL
 #include "opencl/opencl_backend.hpp"
 #endif
+#ifdef FASTCONV_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
 
 namespace fastconv {
 
@@ -38,6 +41,9 @@ Backend Backend::cpu(int threads, std::string_view variant) {
 }
 
 namespace {
+const std::vector<std::string> kCudaVariants = {"gajic2011", "bikov-a1", "bikov-a2", "bikov-a3", "bikov-a4",
+                                                 "bikov-a5",  "bikov-a6", "nvidia-radix4", "fast"};
+
 const std::vector<std::string> kOpenClVariants = {"gajic2011", "fast"};
 
 void check_variant(std::string_view backend, std::string_view variant, const std::vector<std::string>& valid) {
@@ -61,29 +67,46 @@ Backend Backend::opencl(std::string_view variant, std::string_view device) {
 #endif
 }
 
+Backend Backend::cuda(std::string_view variant, std::string_view device) {
+  check_variant("cuda", variant, kCudaVariants);
+#ifdef FASTCONV_HAVE_CUDA
+  return Backend(cuda::make_cuda_backend(variant.empty() ? kCudaVariants.back() : variant, device));
+#else
+  (void)device;
+  throw Error(ErrorCode::device,
+              "this build of fastconv has no CUDA backend: install the CUDA toolkit (nvcc on PATH) and rebuild");
+#endif
+}
+
 Backend Backend::best() { return cpu(); }
 
 std::vector<std::string> Backend::names() {
+  std::vector<std::string> out = {"auto", "reference", "cpu"};
 #ifdef FASTCONV_HAVE_OPENCL
-  return {"auto", "reference", "cpu", "opencl"};
-#else
-  return {"auto", "reference", "cpu"};
+  out.emplace_back("opencl");
 #endif
+#ifdef FASTCONV_HAVE_CUDA
+  out.emplace_back("cuda");
+#endif
+  return out;
 }
 
 std::vector<std::string> Backend::variants_of(std::string_view name) {
   if (name == "reference") return {"textbook"};
   if (name == "cpu" || name == "auto") return cpu::supported_isa_names();
   if (name == "opencl") return kOpenClVariants;
+  if (name == "cuda") return kCudaVariants;
   throw Error(ErrorCode::invalid_argument,
               "unknown backend '" + std::string(name) + "': valid backends are " + join(names()));
 }
 
 Backend Backend::from_name(std::string_view name, int threads, std::string_view variant, std::string_view device) {
-  if (!device.empty() && name != "opencl")
-    throw Error(ErrorCode::invalid_argument, "--device (" + std::string(device) + ") applies to the opencl backend only, not to " + std::string(name));
+  if (!device.empty() && name != "opencl" && name != "cuda")
+    throw Error(ErrorCode::invalid_argument, "--device (" + std::string(device) +
+                                                 ") applies to the opencl and cuda backends only, not to " + std::string(name));
   if (name == "auto" || name == "cpu") return cpu(threads, variant);
   if (name == "opencl") return opencl(variant, device);
+  if (name == "cuda") return cuda(variant, device);
   if (name == "reference") {
     check_variant(name, variant, variants_of(name));
     return reference();
@@ -93,11 +116,14 @@ Backend Backend::from_name(std::string_view name, int threads, std::string_view 
 }
 
 std::vector<Device> devices() {
+  std::vector<Device> out;
 #ifdef FASTCONV_HAVE_OPENCL
-  return opencl::list_devices();
-#else
-  return {};
+  out = opencl::list_devices();
 #endif
+#ifdef FASTCONV_HAVE_CUDA
+  for (Device& d : cuda::list_devices()) out.push_back(std::move(d));
+#endif
+  return out;
 }
 
 std::string_view Backend::name() const noexcept { return impl_->name(); }

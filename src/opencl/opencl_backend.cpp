@@ -14,13 +14,18 @@
 #include <tuple>
 
 #include "opencl/kernel_sources.hpp"
-#include "opencl/pass_plan.hpp"
+#include "gpu/pass_plan.hpp"
 #include "opencl/runtime.hpp"
 
 namespace fastconv::opencl {
 namespace {
 
 using detail::Word;
+using gpu::DeviceShape;
+using gpu::Pass;
+using gpu::PassPlan;
+using gpu::plan_passes;
+using gpu::tiles_per_group;
 
 enum class Variant { gajic2011, fast };
 

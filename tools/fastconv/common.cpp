@@ -46,8 +46,9 @@ void ComputeOptions::add_backend_options(CLI::App& command) {
                      "Implementation of the backend's kernels (" + variants_by_backend() +
                          "; default: the backend's own choice, see 'fastconv info'). Every variant gives the same results");
   command.add_option("--device", device,
-                     "Device of the opencl backend as PLATFORM:DEVICE, e.g. 0:1 (default: the environment variable "
-                     "FASTCONV_OPENCL_DEVICE, else the first GPU, else the first device; 'fastconv info' lists them)");
+                     "Device of the opencl backend as PLATFORM:DEVICE, e.g. 0:1 (default: FASTCONV_OPENCL_DEVICE, else the "
+                     "first GPU, else the first device), or of the cuda backend as N (default: FASTCONV_CUDA_DEVICE, "
+                     "else 0); 'fastconv info' lists them");
 }
 
 void ComputeOptions::add_to(CLI::App& command) {

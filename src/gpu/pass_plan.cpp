@@ -1,9 +1,9 @@
-#include "opencl/pass_plan.hpp"
+#include "gpu/pass_plan.hpp"
 
 #include <algorithm>
 #include <bit>
 
-namespace fastconv::opencl {
+namespace fastconv::gpu {
 namespace {
 
 int log2_floor(std::size_t x) { return x == 0 ? 0 : static_cast<int>(std::bit_width(x)) - 1; }
@@ -67,7 +67,7 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
   // 128-bit ring words are a struct of two ulongs in fast.cl: one word per "vector".
   plan.logv = word_bytes >= 16 ? 0 : std::min(log2n, std::max(0, log2_floor(device.vector_bytes / word_bytes)));
   const std::size_t vector_bytes = word_bytes << plan.logv;
-  const int r_max = device.cpu ? 4 : 3;
+  const int r_max = device.max_round_bits > 0 ? device.max_round_bits : device.cpu ? 4 : 3;
 
   // First pass: contiguous tiles, the lane stages and as many row stages as fit.
   int done = plan.logv;
@@ -98,7 +98,7 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
     const int allowed = (log2n + done - 1) / done;
     int floor_gc = gc_for(128);
     while (floor_gc > gc_for(32) && passes_at(floor_gc) > allowed) --floor_gc;
-    const int wide_gc = device.cpu ? std::max(floor_gc, gc_for(1024)) : floor_gc;
+    const int wide_gc = device.cpu ? std::max(floor_gc, gc_for(512)) : floor_gc;
     const int count = std::max(passes_at(floor_gc), std::min(passes_at(wide_gc), allowed));
     for (int k = 0; k < count; ++k) {
       Pass p;
@@ -120,4 +120,4 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
   return plan;
 }
 
-}  // namespace fastconv::opencl
+}  // namespace fastconv::gpu

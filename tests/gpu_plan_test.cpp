@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cpu/order.hpp"
-#include "opencl/pass_plan.hpp"
+#include "gpu/pass_plan.hpp"
 
 namespace cl_index {
 using ulong = std::uint64_t;
@@ -19,8 +19,8 @@ using uint = std::uint32_t;
 
 namespace {
 
-using fastconv::opencl::DeviceShape;
-using fastconv::opencl::plan_passes;
+using fastconv::gpu::DeviceShape;
+using fastconv::gpu::plan_passes;
 
 TEST(OpenClIndexing, GajicThreadsCoverEveryButterflyOfEveryStepOnce) {
   for (int n = 1; n <= 12; ++n) {
@@ -103,7 +103,9 @@ TEST(OpenClPlan, PassesCoverEveryStageOnceAndFitTheDevice) {
           bit += p.t;
         }
         EXPECT_EQ(bit, n) << at;
-        if (word >= 16) EXPECT_EQ(plan.logv, 0) << at << ": 128-bit words are not vectorised";
+        if (word >= 16) {
+          EXPECT_EQ(plan.logv, 0) << at << ": 128-bit words are not vectorised";
+        }
       }
 }
 

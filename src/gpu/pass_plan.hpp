@@ -1,4 +1,4 @@
-// src/opencl/pass_plan.hpp — how the `fast` variant splits a transform into passes.
+// src/gpu/pass_plan.hpp — how the `fast` variant splits a transform into passes.
 //
 // A transform of 2^n words is done in passes over the array. The first pass works on
 // contiguous tiles: the stages inside each vector of 2^logv words, then t0 stages across the
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace fastconv::opencl {
+namespace fastconv::gpu {
 
 /// What the planner needs to know about a device.
 struct DeviceShape {
@@ -20,6 +20,7 @@ struct DeviceShape {
   std::size_t max_work_group_size = 0;
   std::size_t vector_bytes = 16;  ///< width of a load: 16 bytes on GPUs, 32 on CPUs
   bool cpu = false;
+  int max_round_bits = 0;  ///< row bits a work-item holds per round (0: 4 on CPUs, 3 on GPUs)
 };
 
 struct Pass {
@@ -54,4 +55,4 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
 /// work-items; never more than `tiles`.
 int tiles_per_group(const Pass& p, std::size_t vector_bytes, const DeviceShape& device, std::size_t tiles);
 
-}  // namespace fastconv::opencl
+}  // namespace fastconv::gpu

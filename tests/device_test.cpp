@@ -1,7 +1,8 @@
-// The opencl backend (both variants) against the reference backend: every operation, type,
-// order and normalisation for all n ≤ 20, random batch shapes, the 128-bit ring paths, the
-// profiling counters and the launch counts. Runs on whatever OpenCL device there is (PoCL on
-// the CPU in CI); without one every test here is skipped and says why.
+// The device backends — opencl and cuda, every variant — against the reference backend: every
+// operation, type, order and normalisation for all n ≤ 20, random batch shapes, the 128-bit ring
+// paths, the profiling counters and the launch counts. Runs on whatever device there is (PoCL
+// on the CPU in CI for opencl; a GPU for cuda); without one the backend's tests are skipped and
+// say why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,19 +19,25 @@ using fastconv::Backend;
 using fastconv::Normalization;
 using fastconv::Order;
 
-/// Why the OpenCL tests cannot run here, or "" when they can.
-std::string why_no_opencl() {
+/// Why backend `name`'s tests cannot run here, or "" when they can.
+std::string why_not(const std::string& name) {
   const auto names = Backend::names();
-  if (std::find(names.begin(), names.end(), "opencl") == names.end())
-    return "this build has no OpenCL backend (install ocl-icd-opencl-dev and opencl-clhpp-headers, then rebuild)";
-  if (fastconv::devices().empty()) return "no OpenCL device found (install pocl-opencl-icd for the CPU)";
-  return {};
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    return "this build has no " + name + " backend" +
+           (name == "opencl" ? " (install ocl-icd-opencl-dev and opencl-clhpp-headers, then rebuild)"
+                             : " (install the CUDA toolkit so that nvcc is on PATH, then rebuild)");
+  for (const auto& d : fastconv::devices())
+    if (d.backend == name) return {};
+  return name == "opencl" ? "no OpenCL device found (install pocl-opencl-icd for the CPU)"
+                          : "no CUDA device: the cuda backend's kernels need an NVIDIA GPU (they compile here, but did not run)";
 }
 
-#define SKIP_WITHOUT_OPENCL()                                  \
-  if (const std::string why = why_no_opencl(); !why.empty()) { \
+#define SKIP_WITHOUT(name)                                     \
+  if (const std::string why = why_not(name); !why.empty()) {   \
     GTEST_SKIP() << why;                                       \
   }
+
+Backend make(const std::string& name, const std::string& variant) { return Backend::from_name(name, 0, variant); }
 
 template <class T>
 std::vector<T> random_values(std::size_t size, std::mt19937_64& rng, long long bound = 100) {
@@ -79,31 +86,47 @@ void same_outcome(Body&& body, const Backend& b, const std::string& what) {
   if (ref_error.empty()) expect_same(ref, got, what);
 }
 
-template <class T>
-class OpenClTyped : public ::testing::Test {};
-using Types = ::testing::Types<float, double, std::int32_t, std::int64_t>;
-TYPED_TEST_SUITE(OpenClTyped, Types);
+struct OpenCl {
+  static constexpr const char* name = "opencl";
+};
+struct Cuda {
+  static constexpr const char* name = "cuda";
+};
+template <class T, class B>
+struct Case {
+  using Element = T;
+  static constexpr const char* backend = B::name;
+};
 
-const std::vector<std::string> kVariants = {"gajic2011", "fast"};
+template <class C>
+class DeviceTyped : public ::testing::Test {};
+using Cases = ::testing::Types<Case<float, OpenCl>, Case<double, OpenCl>, Case<std::int32_t, OpenCl>,
+                               Case<std::int64_t, OpenCl>, Case<float, Cuda>, Case<double, Cuda>,
+                               Case<std::int32_t, Cuda>, Case<std::int64_t, Cuda>>;
+TYPED_TEST_SUITE(DeviceTyped, Cases);
 
-bool has_fp64() {
+bool has_fp64(const std::string& backend) {
   for (const auto& d : fastconv::devices())
-    if (d.fp64) return true;
+    if (d.backend == backend && d.fp64) return true;
   return false;
 }
 
 template <class T>
-bool unsupported_here() {
-  return std::is_same_v<T, double> && !has_fp64();
+bool unsupported_here(const std::string& backend) {
+  return std::is_same_v<T, double> && !has_fp64(backend);
 }
 
-TYPED_TEST(OpenClTyped, WhtEveryOrderAndNormalisationUpTo20) {
-  SKIP_WITHOUT_OPENCL();
-  using T = TypeParam;
-  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+#define DEVICE_CASE()                                                                            \
+  using T = typename TypeParam::Element;                                                         \
+  const std::string backend = TypeParam::backend;                                                \
+  SKIP_WITHOUT(backend);                                                                         \
+  if (unsupported_here<T>(backend)) GTEST_SKIP() << "the " << backend << " device has no double precision"
+
+TYPED_TEST(DeviceTyped, WhtEveryOrderAndNormalisationUpTo20) {
+  DEVICE_CASE();
   std::mt19937_64 rng(1);
-  for (const auto& variant : kVariants) {
-    const Backend cl = Backend::opencl(variant);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
     for (int n = 0; n <= 20; ++n) {
       // Every size in natural order; the other orders and normalisations rotate over the sizes.
       const std::vector<fastconv::WhtOptions> options = {
@@ -125,13 +148,11 @@ TYPED_TEST(OpenClTyped, WhtEveryOrderAndNormalisationUpTo20) {
   }
 }
 
-TYPED_TEST(OpenClTyped, RandomBatchShapes) {
-  SKIP_WITHOUT_OPENCL();
-  using T = TypeParam;
-  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+TYPED_TEST(DeviceTyped, RandomBatchShapes) {
+  DEVICE_CASE();
   std::mt19937_64 rng(2);
-  for (const auto& variant : kVariants) {
-    const Backend cl = Backend::opencl(variant);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
     for (int trial = 0; trial < 12; ++trial) {
       const int n = static_cast<int>(rng() % 17);
       const std::size_t size = std::size_t{1} << n, rows = 1 + rng() % 9, stride = size + (trial % 2 ? rng() % 7 : 0);
@@ -149,13 +170,11 @@ TYPED_TEST(OpenClTyped, RandomBatchShapes) {
   }
 }
 
-TYPED_TEST(OpenClTyped, DyadicOperationsUpTo20) {
-  SKIP_WITHOUT_OPENCL();
-  using T = TypeParam;
-  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
+TYPED_TEST(DeviceTyped, DyadicOperationsUpTo20) {
+  DEVICE_CASE();
   std::mt19937_64 rng(3);
-  for (const auto& variant : kVariants) {
-    const Backend cl = Backend::opencl(variant);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
     for (int n = 0; n <= 20; ++n) {
       const std::size_t size = std::size_t{1} << n;
       const auto f = random_values<T>(size, rng, 20);
@@ -178,14 +197,12 @@ TYPED_TEST(OpenClTyped, DyadicOperationsUpTo20) {
   }
 }
 
-TYPED_TEST(OpenClTyped, SingularDeconvolutionIsReported) {
-  SKIP_WITHOUT_OPENCL();
-  using T = TypeParam;
-  if (unsupported_here<T>()) GTEST_SKIP() << "the OpenCL device has no double precision";
-  for (const auto& variant : kVariants) {
+TYPED_TEST(DeviceTyped, SingularDeconvolutionIsReported) {
+  DEVICE_CASE();
+  for (const auto& variant : Backend::variants_of(backend)) {
     const std::vector<T> y = {1, 2, 3, 4}, h = {1, 1, 0, 0};  // W·h = (2, 0, 2, 0)
     try {
-      (void)fastconv::deconvolve(y, h, Backend::opencl(variant));
+      (void)fastconv::deconvolve(y, h, make(backend, variant));
       FAIL() << variant << ": no error";
     } catch (const fastconv::Error& e) {
       EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
@@ -194,11 +211,16 @@ TYPED_TEST(OpenClTyped, SingularDeconvolutionIsReported) {
   }
 }
 
-TEST(OpenCl, WideIntegerRingsAndOverflow) {
-  SKIP_WITHOUT_OPENCL();
+class DeviceBackend : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Backends, DeviceBackend, ::testing::Values("opencl", "cuda"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(DeviceBackend, WideIntegerRingsAndOverflow) {
+  const std::string backend = GetParam();
+  SKIP_WITHOUT(backend);
   std::mt19937_64 rng(4);
-  for (const auto& variant : kVariants) {
-    const Backend cl = Backend::opencl(variant);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
     // Results beyond 64 bits in the middle: the 128-bit ring on the device.
     const auto f = random_values<std::int64_t>(1024, rng, std::int64_t{1} << 40);
     const auto g = random_values<std::int64_t>(1024, rng, 3);
@@ -224,11 +246,12 @@ TEST(OpenCl, WideIntegerRingsAndOverflow) {
   }
 }
 
-TEST(OpenCl, TimingsSplitComputeFromTransfers) {
-  SKIP_WITHOUT_OPENCL();
+TEST_P(DeviceBackend, TimingsSplitComputeFromTransfers) {
+  const std::string backend = GetParam();
+  SKIP_WITHOUT(backend);
   const int n = 10;
   const std::vector<float> f(1 << n, 1.0f), g(1 << n, 0.5f);
-  const Backend gajic = Backend::opencl("gajic2011");
+  const Backend gajic = make(backend, "gajic2011");
   (void)fastconv::convolve(f, g, gajic);
   gajic.reset_timings();
   (void)fastconv::convolve(f, g, gajic);
@@ -243,10 +266,11 @@ TEST(OpenCl, TimingsSplitComputeFromTransfers) {
   EXPECT_EQ(gajic.timings().launches, 0u);
 }
 
-TEST(OpenCl, FastLaunchesPerTransformWithinTheBound) {
-  SKIP_WITHOUT_OPENCL();
-  const Backend fast = Backend::opencl("fast");
-  const Backend gajic = Backend::opencl("gajic2011");
+TEST_P(DeviceBackend, FastLaunchesPerTransformWithinTheBound) {
+  const std::string backend = GetParam();
+  SKIP_WITHOUT(backend);
+  const Backend fast = make(backend, "fast");
+  const Backend gajic = make(backend, "gajic2011");
   for (int n : {1, 8, 12, 16, 20, 22}) {
     std::vector<float> x(std::size_t{1} << n, 1.0f);
     fastconv::WhtPlan<float> plan(n, {}, fast);
@@ -254,7 +278,7 @@ TEST(OpenCl, FastLaunchesPerTransformWithinTheBound) {
     plan.execute(x);
     const auto launches = fast.timings().launches;
     EXPECT_GE(launches, 1u);
-    EXPECT_LE(launches, 3u) << "n=" << n;  // the planner's bound is checked for every shape in opencl_plan_test
+    EXPECT_LE(launches, 3u) << "n=" << n;  // the planner's bound is checked for every shape in gpu_plan_test
     fastconv::WhtPlan<float> seed(n, {}, gajic);
     gajic.reset_timings();
     seed.execute(x);
@@ -262,21 +286,22 @@ TEST(OpenCl, FastLaunchesPerTransformWithinTheBound) {
   }
 }
 
-TEST(OpenCl, UnknownVariantAndDeviceAreUsageErrors) {
+TEST_P(DeviceBackend, UnknownVariantAndDeviceAreUsageErrors) {
+  const std::string backend = GetParam();
   try {
-    (void)Backend::opencl("radix-3");
+    (void)make(backend, "radix-3");
     FAIL();
   } catch (const fastconv::Error& e) {
     EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("gajic2011, fast"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gajic2011, "), std::string::npos) << e.what();
   }
-  SKIP_WITHOUT_OPENCL();
+  SKIP_WITHOUT(backend);
   try {
-    (void)Backend::opencl("", "99:99");
+    (void)Backend::from_name(backend, 0, "", backend == "cuda" ? "99" : "99:99");
     FAIL();
   } catch (const fastconv::Error& e) {
     EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("99:99"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("99"), std::string::npos) << e.what();
   }
 }
 

@@ -1,0 +1,494 @@
+// The cuda backend: every variant's WHT and dyadic convolution on an NVIDIA GPU.
+//
+// Each call copies its operands to device buffers the kernel object owns (kept between calls),
+// runs the variant's kernels on the device's stream, and copies the result back; spectra stay
+// on the device. CUDA events around the copies and the kernels give Backend::timings().
+#include "cuda/cuda_backend.hpp"
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <vector>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "cuda/kernels.cuh"
+#include "fastconv/error.hpp"
+#include "gpu/pass_plan.hpp"
+
+namespace fastconv::cuda {
+
+void check(cudaError_t status, const char* call) {
+  if (status == cudaSuccess) return;
+  throw Error(ErrorCode::device, std::string("CUDA: ") + call + " failed with " + cudaGetErrorName(status) + " (" +
+                                     cudaGetErrorString(status) + ")");
+}
+
+namespace {
+
+using detail::Word;
+
+enum class Variant { gajic2011, bikov_a1, bikov_a2, bikov_a3, bikov_a4, bikov_a5, bikov_a6, nvidia_radix4, fast };
+
+const std::vector<std::string> kNames = {"gajic2011", "bikov-a1", "bikov-a2", "bikov-a3", "bikov-a4",
+                                         "bikov-a5",  "bikov-a6", "nvidia-radix4", "fast"};
+
+Variant variant_of(std::string_view name) {
+  for (std::size_t i = 0; i < kNames.size(); ++i)
+    if (kNames[i] == name) return static_cast<Variant>(i);
+  return Variant::fast;
+}
+
+constexpr int kRoundBits = 4;  ///< `fast`: 16 vectors of 16 bytes per thread and round
+
+/// What one context of a device keeps: its id, properties and stream.
+struct DeviceState {
+  int ordinal = 0;
+  cudaDeviceProp props{};
+  cudaStream_t stream = nullptr;
+  Device info;
+};
+
+struct Counters {
+  std::atomic<std::uint64_t> transfer_ns{0}, compute_ns{0}, transfers{0}, launches{0};
+};
+
+/// A device buffer of at least `bytes` bytes, grown on demand.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  void* get() const { return ptr_; }
+  void* at_least(std::size_t bytes) {
+    if (bytes > bytes_) {
+      if (ptr_ != nullptr) FC_CUDA(cudaFree(ptr_));
+      ptr_ = nullptr;
+      bytes_ = 0;
+      FC_CUDA(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
+      bytes_ = bytes;
+    }
+    return ptr_;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Events around one operation: copies in, kernels, copies out.
+class Timeline {
+ public:
+  explicit Timeline(cudaStream_t s) : s_(s) {
+    for (auto& e : events_) FC_CUDA(cudaEventCreate(&e));
+    FC_CUDA(cudaEventRecord(events_[0], s_));
+  }
+  ~Timeline() {
+    for (auto& e : events_) cudaEventDestroy(e);
+  }
+  void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1], s_)); }
+  void kernels_done() { FC_CUDA(cudaEventRecord(events_[2], s_)); }
+  /// Waits for the operation and adds its times to `c`.
+  void finish(Counters& c, std::uint64_t launches, std::uint64_t transfers) {
+    FC_CUDA(cudaEventRecord(events_[3], s_));
+    FC_CUDA(cudaEventSynchronize(events_[3]));
+    float in = 0, kernels = 0, out = 0;
+    FC_CUDA(cudaEventElapsedTime(&in, events_[0], events_[1]));
+    FC_CUDA(cudaEventElapsedTime(&kernels, events_[1], events_[2]));
+    FC_CUDA(cudaEventElapsedTime(&out, events_[2], events_[3]));
+    c.transfer_ns += static_cast<std::uint64_t>((in + out) * 1e6);
+    c.compute_ns += static_cast<std::uint64_t>(kernels * 1e6);
+    c.launches += launches;
+    c.transfers += transfers;
+  }
+
+ private:
+  cudaStream_t s_;
+  cudaEvent_t events_[4]{};
+};
+
+template <class W>
+constexpr int vector_words = 16 / sizeof(W);
+
+/// The transforms of one size, word and variant on one device.
+template <class W>
+class Engine {
+ public:
+  static constexpr int V = vector_words<W>;
+  static constexpr int kLogV = std::countr_zero(static_cast<unsigned>(V));
+
+  Engine(const DeviceState& dev, Variant variant, int log2n) : dev_(dev), variant_(variant), log2n_(log2n) {
+    const char* name = kNames[static_cast<int>(variant)].c_str();
+    if ((variant == Variant::bikov_a5 || variant == Variant::bikov_a6) && log2n > 20)
+      throw Error(ErrorCode::invalid_argument, std::string(name) + " transforms at most 2^20 points (seed 004's limit: its "
+                                                                   "second kernel has one thread per 1024-point block); got 2^" +
+                                                   std::to_string(log2n) + ": use another variant");
+    if (variant == Variant::fast) plan_ = plan_for(log2n);
+  }
+
+  std::size_t size() const { return std::size_t{1} << log2n_; }
+  cudaStream_t stream() const { return dev_.stream; }
+  /// Makes this engine's device the calling thread's current one.
+  void select() const { FC_CUDA(cudaSetDevice(dev_.ordinal)); }
+
+  /// Forward natural-order transforms of `rows` rows back to back, times `scale` (floats).
+  void transform(W* x, W* scratch, std::size_t rows, double scale, LaunchCount& count) {
+    const bool scaled_out = std::is_floating_point_v<W> && scale != 1.0;
+    switch (variant_) {
+      case Variant::gajic2011: gajic_wht(x, log2n_, rows, stream(), count); break;
+      case Variant::nvidia_radix4: radix4_wht(x, log2n_, rows, stream(), count); break;
+      case Variant::fast:
+        if (log2n_ < kLogV) {  // fewer words than one vector: the radix-4 kernel's shared-memory path
+          radix4_wht(x, log2n_, rows, stream(), count);
+          break;
+        }
+        for (std::size_t i = 0; i < plan_.passes.size(); ++i)
+          pass(x, plan_, i, rows, {1, false}, scaled_out && i + 1 == plan_.passes.size() ? scale : 1.0, {}, count);
+        return;
+      default:
+        for (std::size_t r = 0; r < rows; ++r)
+          bikov_wht(static_cast<int>(variant_), x + r * size(), scratch, log2n_, stream(), count);
+    }
+    if (scaled_out) {
+      scale_words<W><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(x, rows * size(), scale);
+      count.after_launch();
+    }
+  }
+
+  /// x ← scale · W(S ⊙ W·x) (mode 1), scale · W((W·x)²) (2) or scale · W((W·x) ⊘ S) (3). `s` is
+  /// the spectrum of 2^s_log2n ≤ 2^n points, repeated in its buffer to at least 16 words.
+  void dyadic(W* x, W* scratch, int mode, const W* s, int s_log2n, double scale, LaunchCount& count) {
+    if (variant_ != Variant::fast || log2n_ < kLogV) {
+      transform(x, scratch, 1, 1.0, count);
+      const bool seed = variant_ == Variant::gajic2011;  // Algorithm 1: multiply, then a scale kernel
+      elementwise_combine<W><<<blocks_for(size(), 256), 256, 0, stream()>>>(
+          x, s ? s : x, size(), (std::uint64_t{1} << s_log2n) - 1, mode, seed ? 1.0 : scale, 1);
+      count.after_launch();
+      transform(x, scratch, 1, seed ? scale : 1.0, count);
+      return;
+    }
+    // A spectrum of 2^m < 2^n points (a short kernel against a long signal) acts on each block
+    // of 2^m points alone: transforms of 2^m instead of 2^n, scale · 2^(n−m) (rings: × 2^(n−m),
+    // exactly what the full-size result owes).
+    const bool local = s != nullptr && s_log2n < log2n_ && s_log2n >= kLogV;
+    const gpu::PassPlan plan = local ? plan_for(s_log2n) : plan_;
+    const std::size_t rows = local ? std::size_t{1} << (log2n_ - s_log2n) : 1;
+    Combine<W, V> combine;
+    combine.mode = mode;
+    combine.spectrum = reinterpret_cast<const Vec<W, V>*>(s);
+    combine.mask = (std::max<std::size_t>(std::size_t{1} << s_log2n, V) / V) - 1;
+    combine.scale = local ? std::ldexp(scale, log2n_ - s_log2n) : scale;
+    combine.factor = local && !std::is_floating_point_v<W> ? std::uint64_t{1} << (log2n_ - s_log2n) : 1;
+    const std::size_t last = plan.passes.size() - 1;
+    for (std::size_t i = 0; i < last; ++i) pass(x, plan, i, rows, {1, false}, 1.0, {}, count);
+    pass(x, plan, last, rows, {1, true}, 1.0, combine, count);
+    for (std::size_t i = last; i-- > 0;) pass(x, plan, i, rows, {1, false}, 1.0, {}, count);
+  }
+
+  /// out ← rows of `in` in sequency (1) or Paley (2) order.
+  void reorder(const W* in, W* out, std::size_t rows, int order, LaunchCount& count);
+
+ private:
+  gpu::PassPlan plan_for(int log2n) const {
+    gpu::DeviceShape shape;
+    shape.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
+    shape.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
+    shape.vector_bytes = 16;
+    shape.cpu = false;
+    shape.max_round_bits = kRoundBits;
+    return gpu::plan_passes(log2n, sizeof(W), shape);
+  }
+
+  void pass(W* x, const gpu::PassPlan& plan, std::size_t i, std::size_t rows, RoundPlan rounds, double store_scale,
+            const Combine<W, V>& combine, LaunchCount& count) {
+    const gpu::Pass& p = plan.passes[i];
+    PassShape shape;
+    shape.logv = plan.logv;
+    shape.p0 = p.p0;
+    shape.t = p.t;
+    shape.r = p.r;
+    shape.gc = p.gc;
+    shape.lanes = p.lanes;
+    rounds.rounds = shape.rounds();
+    const std::size_t words = rows << plan.log2n;
+    const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);
+    gpu::DeviceShape device;
+    device.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
+    device.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
+    const int tpg = gpu::tiles_per_group(p, 16, device, tiles);
+    const unsigned threads = shape.threads_per_tile() << tpg;
+    const std::size_t shared = (std::size_t{sizeof(Vec<W, V>)} << (p.t + p.gc)) << tpg;
+    auto* kernel = &fast_pass<W, V, kRoundBits>;
+    if (shared > 48 * 1024)
+      FC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
+    kernel<<<static_cast<unsigned>(blocks), threads, shared, stream()>>>(reinterpret_cast<Vec<W, V>*>(x), shape, tpg,
+                                                                          tiles, rounds, store_scale, combine);
+    count.after_launch();
+  }
+
+  const DeviceState& dev_;
+  Variant variant_;
+  int log2n_;
+  gpu::PassPlan plan_;
+};
+
+template <class W>
+__global__ void gather_order(W* out, const W* in, unsigned bits, int order, std::uint64_t total) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= total) return;
+  const std::uint64_t base = (i >> bits) << bits, k = i - base;
+  out[i] = in[base + natural_index(k, bits, order)];
+}
+
+template <class W>
+void Engine<W>::reorder(const W* in, W* out, std::size_t rows, int order, LaunchCount& count) {
+  gather_order<W><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(out, in, static_cast<unsigned>(log2n_), order,
+                                                                        rows * size());
+  count.after_launch();
+}
+
+template <class W>
+class CudaWht final : public detail::WhtKernel {
+ public:
+  CudaWht(const DeviceState& dev, Counters& counters, Variant variant, int log2n, Order order)
+      : engine_(dev, variant, log2n), counters_(counters), order_(order) {}
+
+  void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const std::size_t n = engine_.size(), row_bytes = n * sizeof(W);
+    const std::size_t chunk = std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
+    W* x = static_cast<W*>(data_.at_least(chunk * row_bytes));
+    W* y = static_cast<W*>(scratch_.at_least(chunk * row_bytes));  // ping-pong and reordering
+    for (std::size_t first = 0; first < rows; first += chunk) {
+      const std::size_t count_rows = std::min(chunk, rows - first);
+      W* host = static_cast<W*>(data) + first * stride;
+      Timeline timeline(engine_.stream());
+      LaunchCount launches;
+      FC_CUDA(cudaMemcpy2DAsync(x, row_bytes, host, stride * sizeof(W), row_bytes, count_rows, cudaMemcpyHostToDevice,
+                                engine_.stream()));
+      timeline.copies_in_done();
+      engine_.transform(x, y, count_rows, scale, launches);
+      const W* result = x;
+      if (order_ != Order::hadamard) {
+        engine_.reorder(x, y, count_rows, order_ == Order::sequency ? 1 : 2, launches);
+        result = y;
+      }
+      timeline.kernels_done();
+      FC_CUDA(cudaMemcpy2DAsync(host, stride * sizeof(W), result, row_bytes, row_bytes, count_rows, cudaMemcpyDeviceToHost,
+                                engine_.stream()));
+      timeline.finish(counters_, launches.n, 2);
+    }
+  }
+
+ private:
+  mutable Engine<W> engine_;
+  Counters& counters_;
+  Order order_;
+  mutable std::mutex mutex_;
+  mutable DeviceBuffer data_, scratch_;
+};
+
+/// Spectra shorter than this are stored repeated up to it (whole vectors for the fast kernel).
+constexpr std::size_t kMinSpectrumWords = 16;
+
+class CudaSpectrum final : public detail::Spectrum {
+ public:
+  DeviceBuffer buffer;
+  std::size_t words = 0;
+};
+
+template <class W>
+class CudaDyadic final : public detail::DyadicKernel {
+ public:
+  CudaDyadic(const DeviceState& dev, Counters& counters, Variant variant, int log2n)
+      : engine_(dev, variant, log2n), counters_(counters) {}
+
+  std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const std::size_t n = engine_.size();
+    auto s = std::make_unique<CudaSpectrum>();
+    s->log2n = std::countr_zero(n);
+    s->words = std::max(n, kMinSpectrumWords);
+    W* d = static_cast<W*>(s->buffer.at_least(s->words * sizeof(W)));
+    Timeline timeline(engine_.stream());
+    LaunchCount launches;
+    FC_CUDA(cudaMemcpyAsync(d, h, n * sizeof(W), cudaMemcpyHostToDevice, engine_.stream()));
+    timeline.copies_in_done();
+    engine_.transform(d, static_cast<W*>(scratch_.at_least(n * sizeof(W))), 1, 1.0, launches);
+    for (std::size_t k = n; k < s->words; k += n)  // repeat: S of h padded is S[k mod n]
+      FC_CUDA(cudaMemcpyAsync(d + k, d, n * sizeof(W), cudaMemcpyDeviceToDevice, engine_.stream()));
+    timeline.kernels_done();
+    timeline.finish(counters_, launches.n, 1);
+    return s;
+  }
+
+  void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override { run(1, &s, x, out, scale); }
+  void autocorrelate(const void* x, void* out, double scale) const override { run(2, nullptr, x, out, scale); }
+  void deconvolve(const detail::Spectrum& s, const void* y, void* out, double scale) const override {
+    if constexpr (!std::is_floating_point_v<W>) {
+      throw Error(ErrorCode::unsupported, "deconvolution in integer rings is done exactly by the caller");
+    } else {
+      const auto& spectrum = static_cast<const CudaSpectrum&>(s);
+      std::vector<W> host(std::size_t{1} << s.log2n);
+      engine_.select();
+      FC_CUDA(cudaMemcpy(host.data(), spectrum.buffer.get(), host.size() * sizeof(W), cudaMemcpyDeviceToHost));
+      if (const std::ptrdiff_t k = detail::first_zero(host.data(), s.log2n, s.zero_threshold); k >= 0)
+        detail::throw_singular(static_cast<std::size_t>(k), std::abs(static_cast<double>(host[k])), s.zero_threshold);
+      run(3, &s, y, out, scale);
+    }
+  }
+
+ private:
+  void run(int mode, const detail::Spectrum* s, const void* x, void* out, double scale) const {
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const std::size_t bytes = engine_.size() * sizeof(W);
+    W* d = static_cast<W*>(data_.at_least(bytes));
+    const auto* spectrum = static_cast<const CudaSpectrum*>(s);
+    Timeline timeline(engine_.stream());
+    LaunchCount launches;
+    FC_CUDA(cudaMemcpyAsync(d, x, bytes, cudaMemcpyHostToDevice, engine_.stream()));
+    timeline.copies_in_done();
+    engine_.dyadic(d, static_cast<W*>(scratch_.at_least(bytes)), mode,
+                   spectrum ? static_cast<const W*>(spectrum->buffer.get()) : nullptr,
+                   spectrum ? spectrum->log2n : std::countr_zero(engine_.size()), scale, launches);
+    timeline.kernels_done();
+    FC_CUDA(cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, engine_.stream()));
+    timeline.finish(counters_, launches.n, 2);
+  }
+
+  mutable Engine<W> engine_;
+  Counters& counters_;
+  mutable std::mutex mutex_;
+  mutable DeviceBuffer data_, scratch_;
+};
+
+template <template <class> class K, class Base, class... Args>
+std::unique_ptr<Base> for_word(Word word, Args&&... args) {
+  switch (word) {
+    case Word::f32: return std::make_unique<K<float>>(std::forward<Args>(args)...);
+    case Word::f64: return std::make_unique<K<double>>(std::forward<Args>(args)...);
+    case Word::u32: return std::make_unique<K<std::uint32_t>>(std::forward<Args>(args)...);
+    case Word::u64: return std::make_unique<K<std::uint64_t>>(std::forward<Args>(args)...);
+    case Word::u128: return std::make_unique<K<U128>>(std::forward<Args>(args)...);
+  }
+  return nullptr;
+}
+
+class CudaBackend final : public detail::BackendImpl {
+ public:
+  CudaBackend(std::shared_ptr<const DeviceState> dev, Variant variant) : dev_(std::move(dev)), variant_(variant) {}
+
+  std::string_view name() const noexcept override { return "cuda"; }
+  std::string_view variant() const noexcept override { return kNames[static_cast<int>(variant_)]; }
+  std::vector<std::string> variants() const override { return kNames; }
+  std::string description() const override {
+    const Device& d = dev_->info;
+    return "cuda: " + d.name + " (device " + d.id + ", " + std::to_string(d.compute_units) + " SMs, " +
+           std::to_string(d.global_memory_bytes >> 20) + " MiB)";
+  }
+  std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
+    select();
+    return for_word<CudaWht, detail::WhtKernel>(word, *dev_, counters_, variant_, log2n, order);
+  }
+  std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, Word word) const override {
+    select();
+    return for_word<CudaDyadic, detail::DyadicKernel>(word, *dev_, counters_, variant_, log2n);
+  }
+  DeviceTimings timings() const override {
+    return {static_cast<double>(counters_.transfer_ns.load()) * 1e-6, static_cast<double>(counters_.compute_ns.load()) * 1e-6,
+            counters_.transfers.load(), counters_.launches.load()};
+  }
+  void reset_timings() const override {
+    counters_.transfer_ns = 0;
+    counters_.compute_ns = 0;
+    counters_.transfers = 0;
+    counters_.launches = 0;
+  }
+
+ private:
+  void select() const { FC_CUDA(cudaSetDevice(dev_->ordinal)); }
+  std::shared_ptr<const DeviceState> dev_;
+  Variant variant_;
+  mutable Counters counters_;
+};
+
+Device describe(int ordinal, const cudaDeviceProp& p) {
+  Device d;
+  d.backend = "cuda";
+  d.id = std::to_string(ordinal);
+  d.name = p.name;
+  d.platform = "CUDA";
+  d.type = "gpu";
+  d.version = "compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor);
+  d.compute_units = p.multiProcessorCount;
+  d.global_memory_bytes = p.totalGlobalMem;
+  d.local_memory_bytes = p.sharedMemPerBlockOptin;
+  d.max_work_group_size = static_cast<std::size_t>(p.maxThreadsPerBlock);
+  d.fp64 = true;
+  return d;
+}
+
+}  // namespace
+
+const std::vector<std::string>& variant_names() { return kNames; }
+
+std::vector<Device> list_devices() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  std::vector<Device> out;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) == cudaSuccess) out.push_back(describe(i, p));
+  }
+  return out;
+}
+
+std::shared_ptr<const detail::BackendImpl> make_cuda_backend(std::string_view variant, std::string_view device) {
+  static std::mutex mutex;
+  static std::map<int, std::shared_ptr<const DeviceState>> opened;
+  const std::lock_guard lock(mutex);
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    throw Error(ErrorCode::device,
+                std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports none") +
+                    "; the cuda backend needs an NVIDIA GPU with its driver (use --backend cpu or opencl here)");
+  }
+  std::string wanted(device);
+  if (wanted.empty())
+    if (const char* env = std::getenv("FASTCONV_CUDA_DEVICE")) wanted = env;
+  int ordinal = 0;
+  if (!wanted.empty()) {
+    char* end = nullptr;
+    const long v = std::strtol(wanted.c_str(), &end, 10);
+    if (end == wanted.c_str() || *end != '\0' || v < 0 || v >= count)
+      throw Error(ErrorCode::invalid_argument, "CUDA device '" + wanted + "' does not exist: the devices are 0 … " +
+                                                   std::to_string(count - 1) + " (see 'fastconv info')");
+    ordinal = static_cast<int>(v);
+  }
+  auto& slot = opened[ordinal];
+  if (!slot) {
+    auto state = std::make_shared<DeviceState>();
+    state->ordinal = ordinal;
+    FC_CUDA(cudaGetDeviceProperties(&state->props, ordinal));
+    FC_CUDA(cudaSetDevice(ordinal));
+    FC_CUDA(cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking));
+    state->info = describe(ordinal, state->props);
+    slot = std::move(state);
+  }
+  return std::make_shared<const CudaBackend>(slot, variant_of(variant));
+}
+
+}  // namespace fastconv::cuda
