@@ -77,9 +77,12 @@ TEST(OpenClIndexing, TileSlotsAreDistinctAndFitThePaddedTile) {
       }
 }
 
-/// PoCL on this kind of machine, and GPUs of several sizes.
-const std::vector<DeviceShape> kShapes = {
-    {512 << 10, 4096, 32, true}, {48 << 10, 1024, 16, false}, {64 << 10, 1024, 16, false}, {32 << 10, 256, 16, false}};
+/// PoCL on this kind of machine, OpenCL GPUs of several sizes, and the cuda backend's shape.
+const std::vector<DeviceShape> kShapes = {{512 << 10, 4096, 32, true},
+                                          {48 << 10, 1024, 16, false},
+                                          {64 << 10, 1024, 16, false},
+                                          {32 << 10, 256, 16, false},
+                                          {227 << 10, 1024, 16, false, 5, 227 << 10}};  // the cuda backend on an H100
 
 TEST(OpenClPlan, PassesCoverEveryStageOnceAndFitTheDevice) {
   for (const auto& shape : kShapes)

@@ -41,7 +41,9 @@ Variant variant_of(std::string_view name) {
   return Variant::fast;
 }
 
-constexpr int kRoundBits = 4;  ///< `fast`: 16 vectors of 16 bytes per thread and round
+/// `fast`: up to 32 vectors of 16 bytes per thread and round, so that a row of 2^15 floats
+/// (13 row bits after the 4-float vectors) takes three rounds: two shared-memory exchanges.
+constexpr int kRoundBits = 5;
 
 /// What one context of a device keeps: its id, properties and stream.
 struct DeviceState {
@@ -201,6 +203,9 @@ class Engine {
     shape.vector_bytes = 16;
     shape.cpu = false;
     shape.max_round_bits = kRoundBits;
+    // A tile may fill the opt-in shared memory: a pass is memory-bound, one block per SM is
+    // enough to stream, and 2^15 floats then fit one pass.
+    shape.tile_budget_bytes = dev_.props.sharedMemPerBlockOptin;
     return gpu::plan_passes(log2n, sizeof(W), shape);
   }
 
@@ -220,6 +225,7 @@ class Engine {
     gpu::DeviceShape device;
     device.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
     device.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
+    device.tile_budget_bytes = dev_.props.sharedMemPerBlockOptin;
     const int tpg = gpu::tiles_per_group(p, 16, device, tiles);
     const unsigned threads = shape.threads_per_tile() << tpg;
     const std::size_t shared = (std::size_t{sizeof(Vec<W, V>)} << (p.t + p.gc)) << tpg;

@@ -11,8 +11,10 @@
 
 #if defined(__CUDACC__)
 #define FC_HD __host__ __device__ __forceinline__
+#define FC_UNROLL _Pragma("unroll")
 #else
 #define FC_HD inline
+#define FC_UNROLL
 #endif
 
 namespace fastconv::cuda {
@@ -172,11 +174,9 @@ FC_HD unsigned swizzle_row(unsigned row, unsigned bits) {
 /// In-place butterflies on v[0 .. 2^bits) (bits ≤ MaxBits); loops unroll to straight code.
 template <int MaxBits, class W>
 FC_HD void butterflies(W* v, int bits) {
-#pragma unroll
-  for (int h = 1; h < (1 << MaxBits); h <<= 1) {
+  FC_UNROLL for (int h = 1; h < (1 << MaxBits); h <<= 1) {
     if (h >= (1 << bits)) break;
-#pragma unroll
-    for (int i = 0; i < (1 << MaxBits); ++i)
+    FC_UNROLL for (int i = 0; i < (1 << MaxBits); ++i)
       if ((i & h) == 0 && i < (1 << bits)) {
         const W a = v[i], b = v[i + h];
         v[i] = a + b;
@@ -222,8 +222,7 @@ struct Combine {
 
   FC_HD void operator()(Vec<W, V>& x, std::uint64_t vector_index) const {
     const Vec<W, V> s = mode == 2 ? x : spectrum[vector_index & mask];
-#pragma unroll
-    for (int l = 0; l < V; ++l) {
+    FC_UNROLL for (int l = 0; l < V; ++l) {
       W y;
       if constexpr (std::is_floating_point_v<W>) y = mode == 3 ? x.w[l] / s.w[l] : x.w[l] * s.w[l];
       else y = x.w[l] * s.w[l];
@@ -262,21 +261,18 @@ struct TileRound {
       const unsigned c = g & ((1u << shape.gc) - 1);
       const unsigned row0 = static_cast<unsigned>(insert_zero_bits(g >> shape.gc, lo, bits));
       Vec<W, V> v[1 << R];
-#pragma unroll
-      for (int i = 0; i < (1 << R); ++i)
+      FC_UNROLL for (int i = 0; i < (1 << R); ++i)
         if (i < (1 << bits)) {
           const unsigned row = row0 + (static_cast<unsigned>(i) << lo);
           v[i] = from_global ? global[global_index(row, c)] : shared[slot(row, c)];
         }
       stages<R>(v, bits, lanes);
       if (middle && combine.mode != 0) {
-#pragma unroll
-        for (int i = 0; i < (1 << R); ++i)
+        FC_UNROLL for (int i = 0; i < (1 << R); ++i)
           if (i < (1 << bits)) combine(v[i], global_index(row0 + (static_cast<unsigned>(i) << lo), c));
         stages<R>(v, bits, lanes);
       }
-#pragma unroll
-      for (int i = 0; i < (1 << R); ++i)
+      FC_UNROLL for (int i = 0; i < (1 << R); ++i)
         if (i < (1 << bits)) {
           const unsigned row = row0 + (static_cast<unsigned>(i) << lo);
           if (!to_global) {
@@ -284,8 +280,7 @@ struct TileRound {
           } else if (active) {
             Vec<W, V> out = v[i];
             if (store_scale != 1.0) {
-#pragma unroll
-              for (int l = 0; l < V; ++l) out.w[l] = scaled(out.w[l], store_scale, 1);
+              FC_UNROLL for (int l = 0; l < V; ++l) out.w[l] = scaled(out.w[l], store_scale, 1);
             }
             global[global_index(row, c)] = out;
           }
@@ -297,14 +292,11 @@ struct TileRound {
   /// The round's row stages on v[0 .. 2^bits), then (if `lanes`) the stages inside each vector.
   template <int R>
   FC_HD static void stages(Vec<W, V>* v, int bits, bool lanes) {
-#pragma unroll
-    for (int h = 1; h < (1 << R); h <<= 1) {
+    FC_UNROLL for (int h = 1; h < (1 << R); h <<= 1) {
       if (h >= (1 << bits)) break;
-#pragma unroll
-      for (int i = 0; i < (1 << R); ++i)
+      FC_UNROLL for (int i = 0; i < (1 << R); ++i)
         if ((i & h) == 0 && i < (1 << bits)) {
-#pragma unroll
-          for (int l = 0; l < V; ++l) {
+          FC_UNROLL for (int l = 0; l < V; ++l) {
             const W a = v[i].w[l], b = v[i + h].w[l];
             v[i].w[l] = a + b;
             v[i + h].w[l] = a - b;
@@ -312,8 +304,7 @@ struct TileRound {
         }
     }
     if (lanes) {
-#pragma unroll
-      for (int i = 0; i < (1 << R); ++i)
+      FC_UNROLL for (int i = 0; i < (1 << R); ++i)
         if (i < (1 << bits)) butterflies<(V > 1 ? log2_of(V) : 0)>(v[i].w, log2_of(V));
     }
   }

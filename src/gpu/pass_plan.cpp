@@ -24,6 +24,7 @@ int max_row_bits(int r, int gc, std::size_t vector_bytes, const DeviceShape& dev
     const std::size_t padded = tile_slots(t, std::min(r, t), gc) * vector_bytes;
     const std::size_t items = std::size_t{1} << (gc + t - std::min(r, t));
     if (items > device.max_work_group_size || padded > device.local_memory_bytes) return false;
+    if (device.tile_budget_bytes > 0) return (std::size_t{vector_bytes} << (gc + t)) <= device.tile_budget_bytes;
     return device.cpu ? (std::size_t{vector_bytes} << (gc + t)) <= (std::size_t{256} << 10)
                       : padded <= device.local_memory_bytes / 2;
   };

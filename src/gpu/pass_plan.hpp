@@ -21,6 +21,8 @@ struct DeviceShape {
   std::size_t vector_bytes = 16;  ///< width of a load: 16 bytes on GPUs, 32 on CPUs
   bool cpu = false;
   int max_round_bits = 0;  ///< row bits a work-item holds per round (0: 4 on CPUs, 3 on GPUs)
+  /// Most bytes one tile may take (0: half the local memory on GPUs, 256 KiB on CPUs).
+  std::size_t tile_budget_bytes = 0;
 };
 
 struct Pass {
