@@ -99,7 +99,7 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
     const int allowed = (log2n + done - 1) / done;
     int floor_gc = gc_for(128);
     while (floor_gc > gc_for(32) && passes_at(floor_gc) > allowed) --floor_gc;
-    const int wide_gc = device.cpu ? std::max(floor_gc, gc_for(512)) : floor_gc;
+    const int wide_gc = device.cpu ? std::max(floor_gc, gc_for(1024)) : floor_gc;
     const int count = std::max(passes_at(floor_gc), std::min(passes_at(wide_gc), allowed));
     for (int k = 0; k < count; ++k) {
       Pass p;
