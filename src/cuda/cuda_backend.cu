@@ -135,6 +135,7 @@ class Engine {
 
   std::size_t size() const { return std::size_t{1} << log2n_; }
   cudaStream_t stream() const { return dev_.stream; }
+  std::size_t max_pitch() const { return dev_.props.memPitch; }
   /// Makes this engine's device the calling thread's current one.
   void select() const { FC_CUDA(cudaSetDevice(dev_.ordinal)); }
 
@@ -230,8 +231,11 @@ class Engine {
     const unsigned threads = shape.threads_per_tile() << tpg;
     const std::size_t shared = (std::size_t{sizeof(Vec<W, V>)} << (p.t + p.gc)) << tpg;
     auto* kernel = &fast_pass<W, V, kRoundBits>;
+    // Always the device's whole opt-in amount, never the launch's own: plans of other sizes
+    // may launch the same kernel from other threads at the same time.
     if (shared > 48 * 1024)
-      FC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      FC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(dev_.props.sharedMemPerBlockOptin)));
     const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
     kernel<<<static_cast<unsigned>(blocks), threads, shared, stream()>>>(reinterpret_cast<Vec<W, V>*>(x), shape, tpg,
                                                                           tiles, rounds, store_scale, combine);
@@ -277,8 +281,7 @@ class CudaWht final : public detail::WhtKernel {
       W* host = static_cast<W*>(data) + first * stride;
       Timeline timeline(engine_.stream());
       LaunchCount launches;
-      FC_CUDA(cudaMemcpy2DAsync(x, row_bytes, host, stride * sizeof(W), row_bytes, count_rows, cudaMemcpyHostToDevice,
-                                engine_.stream()));
+      copy_rows(x, row_bytes, host, stride * sizeof(W), count_rows, cudaMemcpyHostToDevice);
       timeline.copies_in_done();
       engine_.transform(x, y, count_rows, scale, launches);
       const W* result = x;
@@ -287,13 +290,29 @@ class CudaWht final : public detail::WhtKernel {
         result = y;
       }
       timeline.kernels_done();
-      FC_CUDA(cudaMemcpy2DAsync(host, stride * sizeof(W), result, row_bytes, row_bytes, count_rows, cudaMemcpyDeviceToHost,
-                                engine_.stream()));
+      copy_rows(host, stride * sizeof(W), result, row_bytes, count_rows, cudaMemcpyDeviceToHost);
       timeline.finish(counters_, launches.n, 2);
     }
   }
 
  private:
+  /// `rows` rows of the transform's size between pitched arrays: one copy when the rows are
+  /// back to back, one 2-D copy when the pitches are within the device's limit (2^31 − 1 bytes
+  /// on current GPUs), else row by row.
+  void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t rows,
+                 cudaMemcpyKind kind) const {
+    const std::size_t row_bytes = engine_.size() * sizeof(W);
+    if (rows == 1 || (dst_pitch == row_bytes && src_pitch == row_bytes)) {
+      FC_CUDA(cudaMemcpyAsync(dst, src, rows * row_bytes, kind, engine_.stream()));
+    } else if (std::max(dst_pitch, src_pitch) <= engine_.max_pitch()) {
+      FC_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, engine_.stream()));
+    } else {
+      for (std::size_t r = 0; r < rows; ++r)
+        FC_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch,
+                                row_bytes, kind, engine_.stream()));
+    }
+  }
+
   mutable Engine<W> engine_;
   Counters& counters_;
   Order order_;

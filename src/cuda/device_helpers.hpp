@@ -94,6 +94,8 @@ FC_HD void bikov_a1_element(const W* from, W* to, std::uint64_t i, std::uint64_t
 /// Algorithm 2's branch-free form, value = (1 − ii)(W[i] + W[i+j]) + ii(−W[i] + W[i−j]) with
 /// ii = (i & j)/j. As printed it reads W[i+j] and W[i−j] both, one of them outside the array;
 /// the partner i ⊕ j is i + j when ii = 0 and i − j when ii = 1, so it reads that one only.
+/// As in the paper, the unused branch is multiplied by 0: an infinite float there gives NaN
+/// where the other variants give ±inf (Algorithm 6's warp step shares this).
 template <class W>
 FC_HD void bikov_a2_element(const W* from, W* to, std::uint64_t i, std::uint64_t j) {
   const std::uint64_t ii = (i & j) / j;

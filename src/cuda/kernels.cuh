@@ -124,7 +124,7 @@ __device__ W shared_steps(W value, W* shared, unsigned i, unsigned j0, unsigned 
 
 template <class W, bool Shuffles>
 __global__ void bikov_sm(W* wf) {
-  extern __shared__ unsigned char raw[];
+  extern __shared__ __align__(16) unsigned char raw[];  // 16-byte words and vectors
   W* shared = reinterpret_cast<W*>(raw);
   const unsigned i = threadIdx.x;
   const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + i;
@@ -141,7 +141,7 @@ __global__ void bikov_sm(W* wf) {
 /// first ones, below for_shfl, with shuffles).
 template <class W, bool Shuffles>
 __global__ void bikov_sm_mp(W* wf, unsigned first_block, unsigned for_shfl) {
-  extern __shared__ unsigned char raw[];
+  extern __shared__ __align__(16) unsigned char raw[];  // 16-byte words and vectors
   W* shared = reinterpret_cast<W*>(raw);
   const unsigned i = threadIdx.x;
   const std::uint64_t ji = bikov_pattern(i, blockIdx.x, first_block);
@@ -214,7 +214,7 @@ constexpr int kRadix4SharedLog2 = 11;  ///< the sample's ELEMENTARY_LOG2SIZE: 20
 /// a radix-2 stage for odd log2n.
 template <class W>
 __global__ void radix4_shared(W* data, int log2n) {
-  extern __shared__ unsigned char raw[];
+  extern __shared__ __align__(16) unsigned char raw[];  // 16-byte words and vectors
   W* s = reinterpret_cast<W*>(raw);
   const unsigned n = 1u << log2n;
   W* row = data + blockIdx.x * std::uint64_t{n};
@@ -267,7 +267,7 @@ void radix4_wht(W* data, int log2n, std::size_t rows, cudaStream_t s, LaunchCoun
 template <class W, int V, int R>
 __global__ void fast_pass(Vec<W, V>* data, PassShape shape, int tpg, std::uint64_t tiles, RoundPlan plan,
                           double store_scale, Combine<W, V> combine) {
-  extern __shared__ unsigned char raw[];
+  extern __shared__ __align__(16) unsigned char raw[];  // 16-byte words and vectors
   const unsigned per_tile = shape.threads_per_tile();
   const unsigned sub = threadIdx.x / per_tile, item = threadIdx.x % per_tile;
   const std::uint64_t wanted = (std::uint64_t{blockIdx.x} << tpg) + sub;
