@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "cpu/backends.hpp"
 #include "cuda/kernels.cuh"
 #include "fastconv/error.hpp"
 #include "gpu/pass_plan.hpp"
@@ -396,18 +397,6 @@ class CudaDyadic final : public detail::DyadicKernel {
   mutable DeviceBuffer data_, scratch_;
 };
 
-template <template <class> class K, class Base, class... Args>
-std::unique_ptr<Base> for_word(Word word, Args&&... args) {
-  switch (word) {
-    case Word::f32: return std::make_unique<K<float>>(std::forward<Args>(args)...);
-    case Word::f64: return std::make_unique<K<double>>(std::forward<Args>(args)...);
-    case Word::u32: return std::make_unique<K<std::uint32_t>>(std::forward<Args>(args)...);
-    case Word::u64: return std::make_unique<K<std::uint64_t>>(std::forward<Args>(args)...);
-    case Word::u128: return std::make_unique<K<U128>>(std::forward<Args>(args)...);
-  }
-  return nullptr;
-}
-
 class CudaBackend final : public detail::BackendImpl {
  public:
   CudaBackend(std::shared_ptr<const DeviceState> dev, Variant variant) : dev_(std::move(dev)), variant_(variant) {}
@@ -422,11 +411,11 @@ class CudaBackend final : public detail::BackendImpl {
   }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
     select();
-    return for_word<CudaWht, detail::WhtKernel>(word, *dev_, counters_, variant_, log2n, order);
+    return detail::make_for_word<CudaWht, detail::WhtKernel, U128>(word, *dev_, counters_, variant_, log2n, order);
   }
   std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, Word word) const override {
     select();
-    return for_word<CudaDyadic, detail::DyadicKernel>(word, *dev_, counters_, variant_, log2n);
+    return detail::make_for_word<CudaDyadic, detail::DyadicKernel, U128>(word, *dev_, counters_, variant_, log2n);
   }
   DeviceTimings timings() const override {
     return {static_cast<double>(counters_.transfer_ns.load()) * 1e-6, static_cast<double>(counters_.compute_ns.load()) * 1e-6,
