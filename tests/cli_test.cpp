@@ -550,3 +550,23 @@ TEST_F(Cli, CudaBackendWithoutAGpuSaysSo) {
   EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("out.txt")));
 }
+
+TEST_F(Cli, BenchBikovTable) {
+  expect_bad_input("bench bikov --log2n 0", "--log2n 0: '0' is not a size");
+  expect_bad_input("bench bikov --backend cpu", "use cuda or opencl");
+  bool opencl = false, cuda = false;
+  for (const auto& d : fastconv::devices()) (d.backend == "cuda" ? cuda : opencl) = true;
+  if (!cuda) {
+    const Result r = run("bench bikov --log2n 7 --repeats 1");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err.rfind("fastconv: error: ", 0), 0u) << r.err;
+  }
+  if (!opencl) GTEST_SKIP() << "no OpenCL device found (install pocl-opencl-icd for the CPU)";
+  const Result r = run("bench bikov --backend opencl --log2n 7,9 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 6u) << r.out;  // device line, blank, header, rule, two sizes
+  EXPECT_EQ(rows[2], "| n | textbook (A0) | cpu | gajic2011 | fast |");
+  EXPECT_EQ(rows[4].rfind("| 7 | ", 0), 0u) << rows[4];
+  EXPECT_EQ(rows[5].rfind("| 9 | ", 0), 0u) << rows[5];
+}

@@ -291,6 +291,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   d->callback([dyadic_args, &action] { action = [dyadic_args] { return run_bench(*dyadic_args); }; });
 
   add_bench_gajic_command(*bench, action);
+
+  add_bench_bikov_command(*bench, action);
 }
 
 }  // namespace fastconv::cli
