@@ -41,6 +41,7 @@ int tiles_per_group(const Pass& p, std::size_t vector_bytes, const DeviceShape& 
   const std::size_t max_items = std::min<std::size_t>(device.max_work_group_size, device.cpu ? 4096 : 256);
   int tpg = 0;
   while ((std::size_t{2} << tpg) <= tiles && (items << (tpg + 1)) <= max_items &&
+         (tile_bytes << (tpg + 1)) <= device.local_memory_bytes &&
          (device.cpu ? (tile_bytes << tpg) < (std::size_t{64} << 10) : (items << tpg) < 64))
     ++tpg;
   return tpg;
@@ -114,9 +115,11 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
     }
   }
   // Rounds of equal size: a round costs a trip through local memory however few its stages.
+  // (unless the smaller r would need more work-items than a work-group may have).
   for (Pass& p : plan.passes) {
     const int rounds = (p.t + r_max - 1) / r_max;
-    p.r = rounds == 0 ? 0 : (p.t + rounds - 1) / rounds;
+    const int balanced = rounds == 0 ? 0 : (p.t + rounds - 1) / rounds;
+    if ((std::size_t{1} << (p.gc + p.t - balanced)) <= device.max_work_group_size) p.r = balanced;
   }
   return plan;
 }

@@ -82,6 +82,21 @@ class Recorder {
   std::deque<cl::Event> transfers_, launches_;
 };
 
+/// Runs `body`; if it throws, first waits for what it enqueued (copies may still read the
+/// caller's memory), then rethrows.
+template <class Body>
+decltype(auto) finishing(const DeviceContext& ctx, Body&& body) {
+  try {
+    return body();
+  } catch (...) {
+    try {
+      ctx.queue().finish();
+    } catch (const cl::Error&) {  // the original error is the one to report
+    }
+    throw;
+  }
+}
+
 /// Launches `kernel` over `global` work-items (rounded to `local`) in dimension 0 and `rows`
 /// in dimension 1.
 void launch(const DeviceContext& ctx, Recorder& rec, const cl::Kernel& kernel, std::size_t global, std::size_t rows = 1,
@@ -262,12 +277,13 @@ class ClWht final : public detail::WhtKernel {
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::lock_guard lock(mutex_);
-    guarded("computing a WHT", [&] {
-      const DeviceContext& ctx = engine_.ctx();
+    const DeviceContext& ctx = engine_.ctx();
+    finishing(ctx, [&] { guarded("computing a WHT", [&] {
       const std::size_t row_bytes = engine_.size() * engine_.word_bytes();
       // As many rows per round trip as one buffer holds (at most 256 MiB of them).
       const std::size_t budget = std::min<std::size_t>(ctx.max_allocation(), std::size_t{256} << 20);
-      const std::size_t chunk = std::max<std::size_t>(1, std::min(rows, budget / row_bytes));
+      // (and at most 65535: the gajic2011 and reorder kernels put the rows in dimension 1)
+      const std::size_t chunk = std::max<std::size_t>(1, std::min({rows, budget / row_bytes, std::size_t{65535}}));
       const auto x = [&]() -> const cl::Buffer& { return data_.at_least(engine_.context(), chunk * row_bytes); };
       const auto y = [&]() -> const cl::Buffer& {
         return order_ == Order::hadamard ? x() : scratch_.at_least(engine_.context(), chunk * row_bytes);
@@ -294,7 +310,7 @@ class ClWht final : public detail::WhtKernel {
         }
         rec.account();
       }
-    });
+    }); });
   }
 
  private:
@@ -344,7 +360,7 @@ class ClDyadic final : public detail::DyadicKernel {
 
   std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
     const std::lock_guard lock(mutex_);
-    return guarded("computing a Walsh spectrum", [&] {
+    return finishing(engine_.ctx(), [&] { return guarded("computing a Walsh spectrum", [&] {
       const DeviceContext& ctx = engine_.ctx();
       const std::size_t n = engine_.size(), wb = engine_.word_bytes();
       auto s = std::make_unique<ClSpectrum>();
@@ -362,7 +378,7 @@ class ClDyadic final : public detail::DyadicKernel {
       }
       rec.account();
       return std::unique_ptr<detail::Spectrum>(std::move(s));
-    });
+    }); });
   }
 
   void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override {
@@ -381,7 +397,7 @@ class ClDyadic final : public detail::DyadicKernel {
  private:
   void run(int op, const detail::Spectrum* s, const void* x, void* out, double scale) const {
     const std::lock_guard lock(mutex_);
-    guarded("computing a dyadic convolution", [&] {
+    finishing(engine_.ctx(), [&] { guarded("computing a dyadic convolution", [&] {
       const DeviceContext& ctx = engine_.ctx();
       const std::size_t bytes = engine_.size() * engine_.word_bytes();
       const auto* spectrum = static_cast<const ClSpectrum*>(s);
@@ -402,7 +418,7 @@ class ClDyadic final : public detail::DyadicKernel {
         ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, out, nullptr, rec.transfer());
       }
       rec.account();
-    });
+    }); });
   }
 
   /// Floats: the deconvolution's singularity check, on the spectrum read back once.

@@ -124,6 +124,8 @@ Device describe(const cl::Device& d, const std::string& id) {
   info.global_memory_bytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   info.local_memory_bytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  if (const auto items = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(); !items.empty())
+    info.max_work_group_size = std::min<std::size_t>(info.max_work_group_size, items[0]);
   info.fp64 = d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") != std::string::npos;
   return info;
 }
@@ -174,7 +176,7 @@ cl::Buffer DeviceContext::acquire(std::size_t bytes) const {
 }
 
 void DeviceContext::release(cl::Buffer buffer) const {
-  constexpr std::size_t kKeep = std::size_t{1} << 30;
+  const std::size_t kKeep = std::min<std::size_t>(std::size_t{1} << 30, info_.global_memory_bytes / 4);
   std::size_t bytes = 0;
   try {
     bytes = buffer.getInfo<CL_MEM_SIZE>();
@@ -196,7 +198,7 @@ bool DeviceContext::can_wrap(const void* host, std::size_t bytes) const noexcept
 }
 
 cl::Program DeviceContext::program(std::string_view source, const std::string& options) const {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(programs_mutex_);
   const auto key = std::make_pair(static_cast<const void*>(source.data()), options);
   if (const auto it = programs_.find(key); it != programs_.end()) return it->second;
   cl::Program program(context_, std::string(source));
@@ -217,7 +219,8 @@ cl::Program DeviceContext::program(std::string_view source, const std::string& o
 
 std::shared_ptr<const DeviceContext> device_context(std::string_view id) {
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const DeviceContext>> opened;
+  // Never destroyed: releasing OpenCL objects during static destruction crashes some drivers.
+  static auto& opened = *new std::map<std::string, std::shared_ptr<const DeviceContext>>;
   const std::lock_guard lock(mutex);
 
   std::string wanted(id);

@@ -65,7 +65,8 @@ class DeviceContext {
   /// A device buffer of at least `bytes` bytes: a released one of at most twice that size if
   /// there is one, else a new one (a device Error if the device cannot hold it).
   cl::Buffer acquire(std::size_t bytes) const;
-  /// Gives a buffer back for reuse. The context keeps the most recent ones, up to 1 GiB:
+  /// Gives a buffer back for reuse. The context keeps the most recent ones, up to 1 GiB (at
+  /// most a quarter of the device's memory):
   /// allocating and first touching a large buffer costs more than a pass over it.
   void release(cl::Buffer buffer) const;
 
@@ -79,7 +80,8 @@ class DeviceContext {
   Device info_;
   std::size_t max_allocation_ = 0;
   std::size_t base_alignment_ = 128;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;           // the buffer pool
+  mutable std::mutex programs_mutex_;  // the program cache (builds may take seconds)
   mutable std::map<std::pair<const void*, std::string>, cl::Program> programs_;
   mutable std::vector<std::pair<std::size_t, cl::Buffer>> free_buffers_;  // most recent last
 };

@@ -4,7 +4,7 @@
 // and FC_REAL, the type of the scale argument.
 // Integer words are the wrapping rings Z/2^32, Z/2^64, Z/2^128: the host picks one wide
 // enough that the exact result is recovered from it; scaling is then done by the host.
-#define FC_INLINE inline
+#define FC_INLINE static inline  // plain C99 inline leaves no definition at -O0
 #define FC_CAT_(a, b) a##b
 #define FC_CAT(a, b) FC_CAT_(a, b)
 
