@@ -29,8 +29,8 @@ bool check(const std::string& what, const Vec& got, const Vec& expected) {
 }
 
 bool run_examples(const Backend& backend) {
-  std::printf("Seed 001 (Gajic & Stankovic 2011), Examples 1-3 on the %s backend:\n",
-              std::string(backend.name()).c_str());
+  std::printf("Seed 001 (Gajic & Stankovic 2011), Examples 1-3 on the %s backend (%s variant):\n",
+              std::string(backend.name()).c_str(), std::string(backend.variant()).c_str());
   bool ok = true;
   const Vec f = {1, 0, 1, 1}, g = {0, 1, 0, 1};
 
@@ -125,6 +125,14 @@ void add_demo_command(CLI::App& app, Action& action) {
     action = [range] {
       bool ok = true;
       for (const Backend& b : {Backend::reference(), Backend::best()}) ok &= run_examples(b);
+      // ... and on every device backend that has a device here (seed 001's Algorithm 1 itself).
+      for (const Device& d : devices()) {
+        if (d.backend != "opencl" && d.backend != "cuda") continue;
+        const Backend b = Backend::from_name(d.backend, 0, "gajic2011", d.id);
+        std::printf("(%s)\n", b.description().c_str());
+        ok &= run_examples(b);
+        break;  // one device is enough to show it
+      }
       run_table(range->first, range->second);
       if (!ok) std::cerr << "fastconv: error: an example did not reproduce the paper's values\n";
       return ok ? 0 : 1;
