@@ -82,12 +82,13 @@ class Recorder {
   std::deque<cl::Event> transfers_, launches_;
 };
 
-/// Runs `body`; if it throws, first waits for what it enqueued (copies may still read the
-/// caller's memory), then rethrows.
+/// Runs `body` (which enqueues work on ctx's queue), turning a cl::Error into a device Error
+/// that says it happened while `doing`. If it throws, it first waits for what it enqueued:
+/// copies may still read the caller's memory.
 template <class Body>
-decltype(auto) finishing(const DeviceContext& ctx, Body&& body) {
+decltype(auto) on_queue(const DeviceContext& ctx, std::string_view doing, Body&& body) {
   try {
-    return body();
+    return guarded(doing, std::forward<Body>(body));
   } catch (...) {
     try {
       ctx.queue().finish();
@@ -278,7 +279,7 @@ class ClWht final : public detail::WhtKernel {
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::lock_guard lock(mutex_);
     const DeviceContext& ctx = engine_.ctx();
-    finishing(ctx, [&] { guarded("computing a WHT", [&] {
+    on_queue(ctx, "computing a WHT", [&] {
       const std::size_t row_bytes = engine_.size() * engine_.word_bytes();
       // As many rows per round trip as one buffer holds (at most 256 MiB of them).
       const std::size_t budget = std::min<std::size_t>(ctx.max_allocation(), std::size_t{256} << 20);
@@ -310,7 +311,7 @@ class ClWht final : public detail::WhtKernel {
         }
         rec.account();
       }
-    }); });
+    });
   }
 
  private:
@@ -360,7 +361,7 @@ class ClDyadic final : public detail::DyadicKernel {
 
   std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
     const std::lock_guard lock(mutex_);
-    return finishing(engine_.ctx(), [&] { return guarded("computing a Walsh spectrum", [&] {
+    return on_queue(engine_.ctx(), "computing a Walsh spectrum", [&] {
       const DeviceContext& ctx = engine_.ctx();
       const std::size_t n = engine_.size(), wb = engine_.word_bytes();
       auto s = std::make_unique<ClSpectrum>();
@@ -378,7 +379,7 @@ class ClDyadic final : public detail::DyadicKernel {
       }
       rec.account();
       return std::unique_ptr<detail::Spectrum>(std::move(s));
-    }); });
+    });
   }
 
   void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override {
@@ -397,7 +398,7 @@ class ClDyadic final : public detail::DyadicKernel {
  private:
   void run(int op, const detail::Spectrum* s, const void* x, void* out, double scale) const {
     const std::lock_guard lock(mutex_);
-    finishing(engine_.ctx(), [&] { guarded("computing a dyadic convolution", [&] {
+    on_queue(engine_.ctx(), "computing a dyadic convolution", [&] {
       const DeviceContext& ctx = engine_.ctx();
       const std::size_t bytes = engine_.size() * engine_.word_bytes();
       const auto* spectrum = static_cast<const ClSpectrum*>(s);
@@ -418,7 +419,7 @@ class ClDyadic final : public detail::DyadicKernel {
         ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, out, nullptr, rec.transfer());
       }
       rec.account();
-    }); });
+    });
   }
 
   /// Floats: the deconvolution's singularity check, on the spectrum read back once.
