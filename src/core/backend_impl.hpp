@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -106,6 +107,27 @@ std::ptrdiff_t first_zero(const W* s, int log2n, double threshold) {
 
 /// The invalid_argument Error of a deconvolution whose spectrum S is zero at index k.
 [[noreturn]] void throw_singular(std::size_t k, double magnitude, double threshold);
+
+/// Device backends: time and counts summed from their events, per backend handle (copies of a
+/// Backend share them; Backend::timings()).
+struct DeviceCounters {
+  std::atomic<std::uint64_t> transfer_ns{0}, compute_ns{0}, transfers{0}, launches{0};
+
+  [[nodiscard]] DeviceTimings snapshot() const {
+    return {static_cast<double>(transfer_ns.load()) * 1e-6, static_cast<double>(compute_ns.load()) * 1e-6,
+            transfers.load(), launches.load()};
+  }
+  void reset() {
+    transfer_ns = 0;
+    compute_ns = 0;
+    transfers = 0;
+    launches = 0;
+  }
+};
+
+/// Device backends store a spectrum shorter than this many words repeated up to it, so that
+/// their kernels can load it in whole vectors (the spectrum of h padded to 2^n is S[k mod |h|]).
+constexpr std::size_t kMinDeviceSpectrumWords = 16;
 
 class BackendImpl {
  public:

@@ -30,15 +30,22 @@ void check(cudaError_t status, const char* call) {
 namespace {
 
 using detail::Word;
+using Counters = detail::DeviceCounters;
+using detail::kMinDeviceSpectrumWords;
 
+/// In the order of Backend::variants_of("cuda") (src/core/backend.cpp).
 enum class Variant { gajic2011, bikov_a1, bikov_a2, bikov_a3, bikov_a4, bikov_a5, bikov_a6, nvidia_radix4, fast };
 
-const std::vector<std::string> kNames = {"gajic2011", "bikov-a1", "bikov-a2", "bikov-a3", "bikov-a4",
-                                         "bikov-a5",  "bikov-a6", "nvidia-radix4", "fast"};
+/// The variant names in the order of Variant (the core's list, which also serves builds
+/// without CUDA).
+const std::vector<std::string>& names() {
+  static const std::vector<std::string> list = Backend::variants_of("cuda");
+  return list;
+}
 
 Variant variant_of(std::string_view name) {
-  for (std::size_t i = 0; i < kNames.size(); ++i)
-    if (kNames[i] == name) return static_cast<Variant>(i);
+  for (std::size_t i = 0; i < names().size(); ++i)
+    if (names()[i] == name) return static_cast<Variant>(i);
   return Variant::fast;
 }
 
@@ -54,9 +61,6 @@ struct DeviceState {
   Device info;
 };
 
-struct Counters {
-  std::atomic<std::uint64_t> transfer_ns{0}, compute_ns{0}, transfers{0}, launches{0};
-};
 
 /// A device buffer of at least `bytes` bytes, grown on demand.
 class DeviceBuffer {
@@ -126,7 +130,7 @@ class Engine {
   static constexpr int kLogV = std::countr_zero(static_cast<unsigned>(V));
 
   Engine(const DeviceState& dev, Variant variant, int log2n) : dev_(dev), variant_(variant), log2n_(log2n) {
-    const char* name = kNames[static_cast<int>(variant)].c_str();
+    const char* name = names()[static_cast<int>(variant)].c_str();
     if ((variant == Variant::bikov_a5 || variant == Variant::bikov_a6) && log2n > 20)
       throw Error(ErrorCode::invalid_argument, std::string(name) + " transforms at most 2^20 points (seed 004's limit: its "
                                                                    "second kernel has one thread per 1024-point block); got 2^" +
@@ -137,6 +141,8 @@ class Engine {
   std::size_t size() const { return std::size_t{1} << log2n_; }
   cudaStream_t stream() const { return dev_.stream; }
   std::size_t max_pitch() const { return dev_.props.memPitch; }
+  /// Seed 004's Algorithms 1-4 ping-pong through a second array of one row.
+  bool needs_scratch() const { return variant_ >= Variant::bikov_a1 && variant_ <= Variant::bikov_a4; }
   /// Makes this engine's device the calling thread's current one.
   void select() const { FC_CUDA(cudaSetDevice(dev_.ordinal)); }
 
@@ -198,18 +204,20 @@ class Engine {
   void reorder(const W* in, W* out, std::size_t rows, int order, LaunchCount& count);
 
  private:
-  gpu::PassPlan plan_for(int log2n) const {
+  /// The device as the planner sees it: a tile may fill the opt-in shared memory (a pass is
+  /// memory-bound, one block per SM is enough to stream, and 2^15 floats then fit one pass).
+  gpu::DeviceShape device_shape() const {
     gpu::DeviceShape shape;
     shape.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
     shape.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
     shape.vector_bytes = 16;
     shape.cpu = false;
     shape.max_round_bits = kRoundBits;
-    // A tile may fill the opt-in shared memory: a pass is memory-bound, one block per SM is
-    // enough to stream, and 2^15 floats then fit one pass.
     shape.tile_budget_bytes = dev_.props.sharedMemPerBlockOptin;
-    return gpu::plan_passes(log2n, sizeof(W), shape);
+    return shape;
   }
+
+  gpu::PassPlan plan_for(int log2n) const { return gpu::plan_passes(log2n, sizeof(W), device_shape()); }
 
   void pass(W* x, const gpu::PassPlan& plan, std::size_t i, std::size_t rows, RoundPlan rounds, double store_scale,
             const Combine<W, V>& combine, LaunchCount& count) {
@@ -224,11 +232,7 @@ class Engine {
     rounds.rounds = shape.rounds();
     const std::size_t words = rows << plan.log2n;
     const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);
-    gpu::DeviceShape device;
-    device.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
-    device.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
-    device.tile_budget_bytes = dev_.props.sharedMemPerBlockOptin;
-    const int tpg = gpu::tiles_per_group(p, 16, device, tiles);
+    const int tpg = gpu::tiles_per_group(p, 16, device_shape(), tiles);
     const unsigned threads = shape.threads_per_tile() << tpg;
     const std::size_t shared = (std::size_t{sizeof(Vec<W, V>)} << (p.t + p.gc)) << tpg;
     auto* kernel = &fast_pass<W, V, kRoundBits>;
@@ -276,7 +280,9 @@ class CudaWht final : public detail::WhtKernel {
     const std::size_t n = engine_.size(), row_bytes = n * sizeof(W);
     const std::size_t chunk = std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
     W* x = static_cast<W*>(data_.at_least(chunk * row_bytes));
-    W* y = static_cast<W*>(scratch_.at_least(chunk * row_bytes));  // ping-pong and reordering
+    W* y = order_ != Order::hadamard || engine_.needs_scratch()  // reordering, or the seed's ping-pong
+               ? static_cast<W*>(scratch_.at_least(chunk * row_bytes))
+               : nullptr;
     for (std::size_t first = 0; first < rows; first += chunk) {
       const std::size_t count_rows = std::min(chunk, rows - first);
       W* host = static_cast<W*>(data) + first * stride;
@@ -321,9 +327,6 @@ class CudaWht final : public detail::WhtKernel {
   mutable DeviceBuffer data_, scratch_;
 };
 
-/// Spectra shorter than this are stored repeated up to it (whole vectors for the fast kernel).
-constexpr std::size_t kMinSpectrumWords = 16;
-
 class CudaSpectrum final : public detail::Spectrum {
  public:
   DeviceBuffer buffer;
@@ -342,13 +345,13 @@ class CudaDyadic final : public detail::DyadicKernel {
     const std::size_t n = engine_.size();
     auto s = std::make_unique<CudaSpectrum>();
     s->log2n = std::countr_zero(n);
-    s->words = std::max(n, kMinSpectrumWords);
+    s->words = std::max(n, kMinDeviceSpectrumWords);
     W* d = static_cast<W*>(s->buffer.at_least(s->words * sizeof(W)));
     Timeline timeline(engine_.stream());
     LaunchCount launches;
     FC_CUDA(cudaMemcpyAsync(d, h, n * sizeof(W), cudaMemcpyHostToDevice, engine_.stream()));
     timeline.copies_in_done();
-    engine_.transform(d, static_cast<W*>(scratch_.at_least(n * sizeof(W))), 1, 1.0, launches);
+    engine_.transform(d, scratch(n * sizeof(W)), 1, 1.0, launches);
     for (std::size_t k = n; k < s->words; k += n)  // repeat: S of h padded is S[k mod n]
       FC_CUDA(cudaMemcpyAsync(d + k, d, n * sizeof(W), cudaMemcpyDeviceToDevice, engine_.stream()));
     timeline.kernels_done();
@@ -383,12 +386,17 @@ class CudaDyadic final : public detail::DyadicKernel {
     LaunchCount launches;
     FC_CUDA(cudaMemcpyAsync(d, x, bytes, cudaMemcpyHostToDevice, engine_.stream()));
     timeline.copies_in_done();
-    engine_.dyadic(d, static_cast<W*>(scratch_.at_least(bytes)), mode,
+    engine_.dyadic(d, scratch(bytes), mode,
                    spectrum ? static_cast<const W*>(spectrum->buffer.get()) : nullptr,
                    spectrum ? spectrum->log2n : std::countr_zero(engine_.size()), scale, launches);
     timeline.kernels_done();
     FC_CUDA(cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, engine_.stream()));
     timeline.finish(counters_, launches.n, 2);
+  }
+
+  /// The seed variants' ping-pong array, if this variant has one.
+  W* scratch(std::size_t bytes) const {
+    return engine_.needs_scratch() ? static_cast<W*>(scratch_.at_least(bytes)) : nullptr;
   }
 
   mutable Engine<W> engine_;
@@ -402,8 +410,8 @@ class CudaBackend final : public detail::BackendImpl {
   CudaBackend(std::shared_ptr<const DeviceState> dev, Variant variant) : dev_(std::move(dev)), variant_(variant) {}
 
   std::string_view name() const noexcept override { return "cuda"; }
-  std::string_view variant() const noexcept override { return kNames[static_cast<int>(variant_)]; }
-  std::vector<std::string> variants() const override { return kNames; }
+  std::string_view variant() const noexcept override { return names()[static_cast<int>(variant_)]; }
+  std::vector<std::string> variants() const override { return names(); }
   std::string description() const override {
     const Device& d = dev_->info;
     return "cuda: " + d.name + " (device " + d.id + ", " + std::to_string(d.compute_units) + " SMs, " +
@@ -417,16 +425,8 @@ class CudaBackend final : public detail::BackendImpl {
     select();
     return detail::make_for_word<CudaDyadic, detail::DyadicKernel, U128>(word, *dev_, counters_, variant_, log2n);
   }
-  DeviceTimings timings() const override {
-    return {static_cast<double>(counters_.transfer_ns.load()) * 1e-6, static_cast<double>(counters_.compute_ns.load()) * 1e-6,
-            counters_.transfers.load(), counters_.launches.load()};
-  }
-  void reset_timings() const override {
-    counters_.transfer_ns = 0;
-    counters_.compute_ns = 0;
-    counters_.transfers = 0;
-    counters_.launches = 0;
-  }
+  DeviceTimings timings() const override { return counters_.snapshot(); }
+  void reset_timings() const override { counters_.reset(); }
 
  private:
   void select() const { FC_CUDA(cudaSetDevice(dev_->ordinal)); }
@@ -452,8 +452,6 @@ Device describe(int ordinal, const cudaDeviceProp& p) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& variant_names() { return kNames; }
 
 std::vector<Device> list_devices() {
   int count = 0;

@@ -12,9 +12,6 @@
 
 namespace fastconv::cuda {
 
-/// Variants, slowest first; the last one is the default.
-const std::vector<std::string>& variant_names();
-
 /// The cuda backend with `variant` on device `device` ("N"; "" = FASTCONV_CUDA_DEVICE, else 0).
 /// A device Error saying why when there is no CUDA device or driver.
 std::shared_ptr<const detail::BackendImpl> make_cuda_backend(std::string_view variant, std::string_view device);

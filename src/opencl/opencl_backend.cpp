@@ -11,7 +11,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "opencl/kernel_sources.hpp"
 #include "gpu/pass_plan.hpp"
@@ -21,6 +20,8 @@ namespace fastconv::opencl {
 namespace {
 
 using detail::Word;
+using Counters = detail::DeviceCounters;
+using detail::kMinDeviceSpectrumWords;
 using gpu::DeviceShape;
 using gpu::Pass;
 using gpu::PassPlan;
@@ -174,7 +175,7 @@ class Engine {
 
   /// out ← the rows of `in` in sequency or Paley order.
   void reorder(Recorder& rec, const cl::Buffer& in, const cl::Buffer& out, std::size_t rows, Order order) {
-    cl::Kernel& k = kernel(sources::reorder, "gather_order", "-D FC_V=1", std::make_tuple(-1, 0, 0, 0));
+    cl::Kernel& k = kernel(sources::reorder, "gather_order", "-D FC_V=1");
     k.setArg(0, out);
     k.setArg(1, in);
     k.setArg(2, static_cast<cl_uint>(log2n_));
@@ -183,9 +184,10 @@ class Engine {
   }
 
  private:
-  using Key = std::tuple<int, int, int, int>;  // pass (−1: not a pass), mode/op, store scale, tiles per group
-
-  cl::Kernel& kernel(std::string_view file, const char* name, const std::string& options, Key key) {
+  /// Kernel `name` of program `file` built with `options` (a kernel name and its options
+  /// identify it: the names differ between files).
+  cl::Kernel& kernel(std::string_view file, const char* name, const std::string& options) {
+    const auto key = std::make_pair(std::string(name), options);
     auto it = kernels_.find(key);
     if (it == kernels_.end()) {
       const cl::Program program = ctx_->program(program_source(file), word_options(word_) + " " + options);
@@ -195,8 +197,7 @@ class Engine {
   }
 
   cl::Kernel& gajic_kernel(const char* name, int op) {
-    const int id = std::string_view(name) == "fwt_step" ? 0 : std::string_view(name) == "multiply" ? 1 : 2;
-    return kernel(sources::gajic2011, name, "-D FC_V=1 -D FC_OP=" + std::to_string(op), std::make_tuple(-2 - id, op, 0, 0));
+    return kernel(sources::gajic2011, name, "-D FC_V=1 -D FC_OP=" + std::to_string(op));
   }
 
   void gajic_steps(Recorder& rec, const cl::Buffer& x, std::size_t rows) {
@@ -236,8 +237,7 @@ class Engine {
     pass.tpg = tiles_per_group(pass, word_bytes() << plan_.logv, shape_, tiles);
     PassPlan one = plan_;
     one.passes[i] = pass;
-    cl::Kernel& k = kernel(sources::fast, "wht_pass", one.options(i, mode, store_scale),
-                           std::make_tuple(static_cast<int>(i), mode, store_scale ? 1 : 0, pass.tpg));
+    cl::Kernel& k = kernel(sources::fast, "wht_pass", one.options(i, mode, store_scale));
     k.setArg(0, x);
     k.setArg(1, s);
     k.setArg(2, static_cast<cl_ulong>(s_mask));
@@ -253,7 +253,7 @@ class Engine {
   Word word_;
   DeviceShape shape_;
   PassPlan plan_;
-  std::map<Key, cl::Kernel> kernels_;
+  std::map<std::pair<std::string, std::string>, cl::Kernel> kernels_;
 };
 
 /// A device buffer that grows on demand, from the context's pool.
@@ -343,10 +343,6 @@ class ClWht final : public detail::WhtKernel {
   mutable DeviceArray data_, scratch_;
 };
 
-/// Spectra shorter than this many words are stored repeated up to it, so that the fused
-/// kernels can load whole vectors of them.
-constexpr std::size_t kMinSpectrumWords = 16;
-
 class ClSpectrum final : public detail::Spectrum {
  public:
   PooledBuffer storage;
@@ -366,12 +362,12 @@ class ClDyadic final : public detail::DyadicKernel {
       const std::size_t n = engine_.size(), wb = engine_.word_bytes();
       auto s = std::make_unique<ClSpectrum>();
       s->log2n = static_cast<int>(std::countr_zero(n));
-      s->words = std::max(n, kMinSpectrumWords);
+      s->words = std::max(n, kMinDeviceSpectrumWords);
       s->storage = PooledBuffer(engine_.context(), s->words * wb);
       Recorder rec(counters_);
       ctx.queue().enqueueWriteBuffer(s->buffer(), CL_FALSE, 0, n * wb, h, nullptr, rec.transfer());
       engine_.transform(rec, s->buffer(), 1, 1.0);
-      if (n < kMinSpectrumWords) {  // repeat it: S of h padded to 2^m points is S[k mod n]
+      if (n < kMinDeviceSpectrumWords) {  // repeat it: S of h padded to 2^m points is S[k mod n]
         std::vector<unsigned char> host(s->words * wb);
         ctx.queue().enqueueReadBuffer(s->buffer(), CL_TRUE, 0, n * wb, host.data(), nullptr, rec.transfer());
         for (std::size_t k = n; k < s->words; ++k) std::memcpy(&host[k * wb], &host[(k % n) * wb], wb);
@@ -405,7 +401,7 @@ class ClDyadic final : public detail::DyadicKernel {
       Recorder rec(counters_);
       const auto middle = [&](const cl::Buffer& buffer) {
         engine_.dyadic(rec, buffer, op, spectrum ? spectrum->buffer() : buffer,
-                       spectrum ? spectrum->words : kMinSpectrumWords, scale);
+                       spectrum ? spectrum->words : kMinDeviceSpectrumWords, scale);
       };
       if (ctx.can_wrap(out, bytes)) {  // CPU device: in place in `out`, no copies
         if (x != out) std::memcpy(out, x, bytes);
@@ -450,7 +446,7 @@ class OpenClBackend final : public detail::BackendImpl {
 
   std::string_view name() const noexcept override { return "opencl"; }
   std::string_view variant() const noexcept override { return variant_ == Variant::fast ? "fast" : "gajic2011"; }
-  std::vector<std::string> variants() const override { return {"gajic2011", "fast"}; }
+  std::vector<std::string> variants() const override { return Backend::variants_of("opencl"); }
   std::string description() const override {
     const Device& d = ctx_->info();
     return "opencl: " + d.name + " (" + d.type + ", device " + d.id + " of " + d.platform + ")";
@@ -463,20 +459,8 @@ class OpenClBackend final : public detail::BackendImpl {
     return std::make_unique<ClDyadic>(ctx_, counters_, variant_, log2n, word);
   }
 
-  DeviceTimings timings() const override {
-    DeviceTimings t;
-    t.transfer_ms = static_cast<double>(counters_.transfer_ns.load()) * 1e-6;
-    t.compute_ms = static_cast<double>(counters_.compute_ns.load()) * 1e-6;
-    t.transfers = counters_.transfers.load();
-    t.launches = counters_.launches.load();
-    return t;
-  }
-  void reset_timings() const override {
-    counters_.transfer_ns = 0;
-    counters_.compute_ns = 0;
-    counters_.transfers = 0;
-    counters_.launches = 0;
-  }
+  DeviceTimings timings() const override { return counters_.snapshot(); }
+  void reset_timings() const override { counters_.reset(); }
 
  private:
   std::shared_ptr<const DeviceContext> ctx_;

@@ -43,10 +43,6 @@ decltype(auto) guarded(std::string_view doing, Body&& body) {
   }
 }
 
-/// Event times summed by kind (the breakdown of seed 001's Table 2).
-struct Counters {
-  std::atomic<std::uint64_t> transfer_ns{0}, compute_ns{0}, transfers{0}, launches{0};
-};
 
 class DeviceContext {
  public:
