@@ -2,7 +2,9 @@
 #pragma once
 
 #include "fastconv/backend.hpp"
+#include "fastconv/boolean.hpp"
 #include "fastconv/dyadic.hpp"
 #include "fastconv/error.hpp"
+#include "fastconv/sbox.hpp"
 #include "fastconv/types.hpp"
 #include "fastconv/wht.hpp"
