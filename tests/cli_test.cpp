@@ -1,8 +1,10 @@
 // The fastconv command line: results on the seed's examples, and every error path checked
 // for its message, its exit code and the absence of any output file.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -504,6 +506,177 @@ TEST_F(Cli, FailuresNeverTouchAnExistingOutput) {
   expect_bad_input("wht --dtype int32 - out.txt", "overflow", "2147483647 1");
   EXPECT_EQ(read(path("out.txt")), "precious\n");
   expect_bad_input("wht - nodir/out.txt", "nodir", "1 2");
+}
+
+// --- boolean and sbox -------------------------------------------------------------------------
+
+/// f as 0/1 values from a hex truth table (SageMath's convention: f(0) is the lowest bit).
+std::vector<int> truth_table_of_hex(const std::string& hex) {
+  std::vector<int> f;
+  for (auto digit = hex.rbegin(); digit != hex.rend(); ++digit) {
+    const int v = std::stoi(std::string(1, *digit), nullptr, 16);
+    for (int b = 0; b < 4; ++b) f.push_back((v >> b) & 1);
+  }
+  return f;
+}
+
+std::string joined(const std::vector<long long>& values, const char* separator = " ") {
+  std::string out;
+  for (const long long v : values) out += (out.empty() ? "" : separator) + std::to_string(v);
+  return out;
+}
+
+const std::vector<int> kPresent = {0xC, 5, 6, 0xB, 9, 0, 0xA, 0xD, 3, 0xE, 0xF, 8, 4, 7, 1, 2};
+const std::string kPresentText = "0xC,5,6,0xB,9,0,0xA,0xD,3,0xE,0xF,8,4,7,1,2";
+
+TEST_F(Cli, BooleanAnalyzeJson) {
+  const std::string bent = "0113077C165E76A8";  // SageMath's documentation: a bent function of 6 variables
+  const Result r = run("boolean analyze " + bent + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto json = nlohmann::ordered_json::parse(r.out);
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"n", "weight", "balanced", "nonlinearity", "linearity", "absolute_indicator",
+                                            "sum_of_squares_indicator", "algebraic_degree", "correlation_immunity",
+                                            "resiliency", "is_bent", "is_plateaued"}));
+  const auto f = truth_table_of_hex(bent);
+  EXPECT_EQ(json["n"], 6);
+  EXPECT_EQ(json["weight"], std::count(f.begin(), f.end(), 1));
+  EXPECT_EQ(json["balanced"], false);
+  EXPECT_EQ(json["nonlinearity"], 28);  // bent: 2^(n-1) - 2^(n/2-1)
+  EXPECT_EQ(json["linearity"], 8);
+  EXPECT_EQ(json["absolute_indicator"], 0);  // bent: every derivative is balanced
+  EXPECT_EQ(json["sum_of_squares_indicator"], 64 * 64);
+  EXPECT_EQ(json["is_bent"], true);
+  EXPECT_EQ(json["is_plateaued"], true);
+  EXPECT_EQ(json["resiliency"], -1);
+
+  const Result text = run("boolean analyze " + bent);
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("bent"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("-8: "), std::string::npos) << text.out;  // the Walsh histogram
+}
+
+TEST_F(Cli, BooleanSpectraAndAnf) {
+  // Majority of 3 variables: f(x) = 1 for x = 3, 5, 6, 7.
+  const std::vector<int> f = {0, 0, 0, 1, 0, 1, 1, 1};
+  std::vector<long long> walsh(8), autocorrelation(8);
+  for (int a = 0; a < 8; ++a)
+    for (int x = 0; x < 8; ++x) {
+      walsh[a] += (f[x] ^ (std::popcount(static_cast<unsigned>(a & x)) & 1)) ? -1 : 1;
+      autocorrelation[a] += (f[x] ^ f[x ^ a]) ? -1 : 1;
+    }
+  EXPECT_EQ(run("boolean walsh e8").out, joined(walsh) + "\n");
+  EXPECT_EQ(run("boolean autocorr e8").out, joined(autocorrelation) + "\n");
+  EXPECT_EQ(run("boolean anf e8").out, "x0*x1 + x0*x2 + x1*x2\n");
+  EXPECT_EQ(run("boolean anf e8 --format values").out, "0 0 0 1 0 1 1 0\n");
+  write("majority.txt", "0 0 0 1\n0 1 1 1\n");
+  EXPECT_EQ(run("boolean walsh majority.txt").out, joined(walsh) + "\n");
+  EXPECT_EQ(run("boolean walsh -", "00010111").out, joined(walsh) + "\n");
+  const Result saved = run("boolean walsh e8 w.npy");
+  EXPECT_EQ(saved.code, 0) << saved.err;
+  const auto array = fastconv::io::read_file(path("w.npy"), std::nullopt);
+  ASSERT_EQ(array.size(), 8u);
+  for (int a = 0; a < 8; ++a) EXPECT_EQ(array.values<std::int64_t>()[a], walsh[a]);
+}
+
+TEST_F(Cli, SBoxAnalyzePresent) {
+  const Result r = run("sbox analyze " + kPresentText + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto json = nlohmann::ordered_json::parse(r.out);
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"n", "m", "bijective", "differential_uniformity", "linearity", "nonlinearity",
+                                            "algebraic_degree", "min_algebraic_degree", "boomerang_uniformity",
+                                            "fixed_points", "is_apn", "differential_branch_number",
+                                            "linear_branch_number"}));
+  // PRESENT's published properties.
+  EXPECT_EQ(json["n"], 4);
+  EXPECT_EQ(json["m"], 4);
+  EXPECT_EQ(json["bijective"], true);
+  EXPECT_EQ(json["differential_uniformity"], 4);
+  EXPECT_EQ(json["linearity"], 8);
+  EXPECT_EQ(json["nonlinearity"], 4);
+  EXPECT_EQ(json["algebraic_degree"], 3);
+  EXPECT_EQ(json["min_algebraic_degree"], 2);
+  EXPECT_EQ(json["boomerang_uniformity"], 16);
+  EXPECT_EQ(json["fixed_points"], 0);
+  EXPECT_EQ(json["is_apn"], false);
+  EXPECT_EQ(json["differential_branch_number"], 3);
+  EXPECT_EQ(json["linear_branch_number"], 2);
+
+  EXPECT_EQ(run("sbox analyze present --json").out, r.out);  // the catalogue's PRESENT
+
+  // Not a permutation: no boomerang uniformity. The same values from a file, in hex.
+  write("lut.txt", "# a 3-bit S-box\n[0x0, 0x1, 0x1, 0x3, 0x4, 0x5, 0x6, 0x7]\n");
+  const Result file = run("sbox analyze lut.txt --json");
+  ASSERT_EQ(file.code, 0) << file.err;
+  const auto j = nlohmann::ordered_json::parse(file.out);
+  EXPECT_EQ(j["bijective"], false);
+  EXPECT_TRUE(j["boomerang_uniformity"].is_null());
+  EXPECT_EQ(j["n"], 3);
+  EXPECT_EQ(j["m"], 3);
+  EXPECT_EQ(j["fixed_points"], 7);
+  EXPECT_EQ(run("sbox analyze lut.txt").code, 0);
+}
+
+TEST_F(Cli, SBoxTables) {
+  // DDT, LAT (two scales), ACT and BCT of PRESENT against the definitions.
+  const auto dot = [](int a, int b) { return std::popcount(static_cast<unsigned>(a & b)) & 1; };
+  std::string ddt, lat, bias, act, bct;
+  std::vector<int> inverse(16);
+  for (int x = 0; x < 16; ++x) inverse[kPresent[x]] = x;
+  for (int a = 0; a < 16; ++a) {
+    std::vector<long long> d(16), l(16), c(16), b(16);
+    std::string bias_row;
+    for (int x = 0; x < 16; ++x) ++d[kPresent[x ^ a] ^ kPresent[x]];
+    for (int v = 0; v < 16; ++v) {
+      for (int x = 0; x < 16; ++x) {
+        l[v] += dot(a, x) ^ dot(v, kPresent[x]) ? -1 : 1;
+        c[v] += dot(v, kPresent[x] ^ kPresent[x ^ a]) ? -1 : 1;
+        b[v] += (inverse[kPresent[x] ^ v] ^ inverse[kPresent[x ^ a] ^ v]) == a;
+      }
+      std::ostringstream number;
+      number << static_cast<double>(l[v]) / 32;
+      bias_row += (v ? " " : "") + number.str();
+    }
+    ddt += joined(d) + "\n";
+    lat += joined(l) + "\n";
+    act += joined(c) + "\n";
+    bct += joined(b) + "\n";
+    bias += bias_row + "\n";
+  }
+  EXPECT_EQ(run("sbox ddt " + kPresentText).out, ddt);
+  EXPECT_EQ(run("sbox lat " + kPresentText).out, lat);
+  EXPECT_EQ(run("sbox lat " + kPresentText + " --scale bias").out, bias);
+  EXPECT_EQ(run("sbox act " + kPresentText).out, act);
+  EXPECT_EQ(run("sbox bct " + kPresentText).out, bct);
+  EXPECT_EQ(run("sbox ddt " + kPresentText + " ddt.txt").code, 0);
+  EXPECT_EQ(read(path("ddt.txt")), ddt);
+}
+
+TEST_F(Cli, AnalysisBadInputs) {
+  expect_bad_input("sbox analyze 1,2,3", "has 3 entries; it needs 2^n");
+  expect_bad_input("sbox analyze 0,1,2,4 --m 2", "4");
+  expect_bad_input("sbox analyze 0,x,2,3", "'x'");
+  expect_bad_input("sbox analyze C,5,6,B", "0x");
+  expect_bad_input("sbox analyze 0,1,2,99999999999", "32 bits");
+  expect_bad_input("sbox bct 0,0,1,1", "permutation");
+  expect_bad_input("sbox lat 0,1,2,3 --scale big", "unknown scale 'big'");
+  expect_bad_input("sbox analyze missing/lut.txt", "missing/lut.txt");
+  expect_bad_input("sbox analyze serpent", "unknown S-box 'serpent'");
+  expect_bad_input("sbox analyze -", "no values", "");
+  expect_bad_input("boolean analyze 0113077C165E76AG", "'G'");
+  expect_bad_input("boolean analyze abc", "has 3 digits");
+  write("tt.txt", "0 1 1 2\n");
+  expect_bad_input("boolean analyze tt.txt", "tt.txt");
+  write("odd.txt", "0 1 1\n");
+  expect_bad_input("boolean walsh odd.txt", "odd.txt: 3 values; a truth table has 2^n values");
+  expect_bad_input("boolean anf e8 --format tree", "--format");
+  write("out.txt", "precious\n");
+  expect_bad_input("sbox ddt 0,1,2 out.txt", "has 3 entries");
+  expect_bad_input("boolean walsh zz out.txt", "'z'");
+  EXPECT_EQ(read(path("out.txt")), "precious\n");
 }
 
 }  // namespace

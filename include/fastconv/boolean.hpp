@@ -90,7 +90,8 @@ class BooleanFunction {
   [[nodiscard]] bool is_plateaued(const Backend& backend = Backend::best()) const {
     return plateau_amplitude(backend).has_value();
   }
-  /// The largest m ≤ n with W_f(a) = 0 for every 1 ≤ wt(a) ≤ m (SageMath's correlation_immunity).
+  /// The largest m ≤ n with W_f(a) = 0 for every 1 ≤ wt(a) ≤ m (SageMath's correlation_immunity,
+  /// except for a constant f: n here, n − 1 from SageMath's loop).
   [[nodiscard]] int correlation_immunity(const Backend& backend = Backend::best()) const;
   /// The correlation immunity if f is balanced, −1 otherwise.
   [[nodiscard]] int resiliency_order(const Backend& backend = Backend::best()) const;

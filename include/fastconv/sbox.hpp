@@ -78,8 +78,8 @@ struct SBoxSummary {
   std::uint64_t linearity = 0;
   std::uint64_t nonlinearity = 0;
   Histogram absolute_walsh_spectrum;  ///< |LAT[a][b]| → count over b ≠ 0 and every a
-  int max_degree = 0;                 ///< SageMath's max_degree: the largest degree of a coordinate
-  int min_degree = 0;                 ///< SageMath's min_degree: the smallest degree of a component b ≠ 0
+  int max_degree = 0;                 ///< SageMath's max_degree: the largest degree of a coordinate (at least 0)
+  int min_degree = 0;                 ///< SageMath's min_degree: the smallest degree of a component b ≠ 0 (or −1)
   Histogram degree_spectrum;          ///< degree → number of components b ≠ 0
   std::optional<std::uint64_t> boomerang_uniformity;  ///< permutations only
   Histogram boomerang_spectrum;                       ///< BCT[a][b] → count over a, b ≠ 0 (permutations)
@@ -97,8 +97,9 @@ class SBox {
   /// Largest n and m of a full table (lat, ddt, bct, act).
   static constexpr int max_table_bits = 16;
 
-  /// From its look-up table; n from the length (a power of two), m given or else the bit length
-  /// of the largest value (at least 1). invalid_argument names the first value ≥ 2^m.
+  /// From its look-up table; n from the length (a power of two, 2 … 2^24), m given (1 … 32) or
+  /// else the bit length of the largest value (at least 1). invalid_argument names the first
+  /// value ≥ 2^m.
   explicit SBox(std::vector<std::uint32_t> lut, std::optional<int> m = std::nullopt);
 
   [[nodiscard]] int input_bits() const noexcept { return n_; }
@@ -127,14 +128,21 @@ class SBox {
   /// invalid_argument unless S is a permutation.
   [[nodiscard]] std::uint64_t boomerang_uniformity() const;
   [[nodiscard]] Histogram boomerang_spectrum() const;
+  /// The largest algebraic degree of a coordinate (of any component), at least 0 as in SageMath.
   [[nodiscard]] int max_degree() const;
+  /// The smallest algebraic degree of a component b ≠ 0; −1 if one is the zero function.
   [[nodiscard]] int min_degree() const;
+  /// Algebraic degree → number of components b ≠ 0 (−1 for the zero function).
   [[nodiscard]] Histogram degree_spectrum() const;
   /// min over x ≠ y of wt(x ⊕ y) + wt(S(x) ⊕ S(y)) (SageMath's differential_branch_number).
   [[nodiscard]] int differential_branch_number() const;
-  /// min over b ≠ 0 and a with LAT[a][b] ≠ 0 of wt(a) + wt(b) (SageMath's linear_branch_number).
+  /// min over a ≠ 0 and b with LAT[a][b] ≠ 0 of wt(a) + wt(b) (SageMath's linear_branch_number;
+  /// as LAT[a][0] = 0 for a ≠ 0, b ≠ 0 too). A constant S has no such pair: then SageMath's
+  /// starting value 2^n + 2^m (INT_MAX if that does not fit).
   [[nodiscard]] int linear_branch_number(const Backend& backend = Backend::best()) const;
-  /// Every statistic above (the boomerang ones for permutations), each table streamed once.
+  /// Every statistic above (the boomerang ones for permutations), each table streamed once;
+  /// for a permutation the DDT and BCT rows share one pass, whose progress is reported under
+  /// both "differential" and "boomerang".
   [[nodiscard]] SBoxSummary summary(const AnalysisOptions& options = {}) const;
 
   // --- structure -------------------------------------------------------------------------------
@@ -155,5 +163,12 @@ class SBox {
   int n_ = 0;
   int m_ = 0;
 };
+
+/// Well-known S-boxes by name, as SageMath's sage.crypto.sboxes has them: "aes" (Rijndael's, FIPS 197:
+/// the inverse in GF(2^8) followed by its affine map), "present" (PRESENT's 4-bit S-box, CHES 2007).
+/// nullopt for any other name.
+[[nodiscard]] std::optional<SBox> named_sbox(std::string_view name);
+/// The names named_sbox() knows.
+[[nodiscard]] std::vector<std::string_view> named_sbox_names();
 
 }  // namespace fastconv

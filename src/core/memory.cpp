@@ -1,9 +1,12 @@
 #include "core/memory.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <sstream>
 
 #include "fastconv/error.hpp"
@@ -62,6 +65,27 @@ std::string format_bytes(std::uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
   return text;
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kPage = 4096;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void* allocate_bytes(std::size_t bytes) {
+  const bool big = bytes >= (std::size_t{128} << 10);
+  const std::size_t alignment = big ? kHugePageBytes : 64;
+  void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  if (p == nullptr) throw std::bad_alloc();
+  if (big) advise_huge_pages(p, bytes);
+  return p;
 }
 
 void require_memory(std::uint64_t bytes, std::string_view what) {

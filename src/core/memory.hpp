@@ -2,7 +2,10 @@
 // would not fit instead of being killed for it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -19,5 +22,27 @@ namespace fastconv::detail {
 /// Throws an `unsupported` Error "<what> needs 12.0 GiB, 7.9 GiB available" when `bytes` exceeds
 /// available_memory_bytes().
 void require_memory(std::uint64_t bytes, std::string_view what);
+
+/// The size of a transparent huge page on x86-64 and the alignment that lets one back a buffer.
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
+/// Asks the kernel to back the whole 4 KiB pages inside [p, p + bytes) with huge pages where it
+/// offers them (transparent huge pages in "madvise" mode). A fresh buffer faulted in 4 KiB at a
+/// time costs more than one pass of a transform over it (2^28 words: 0.9 s against 0.8 s).
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+/// Uninitialised memory for std::free: 64-byte aligned, and from 128 KiB on (where glibc maps
+/// fresh pages anyway) 2 MiB-aligned with huge pages advised. Throws std::bad_alloc.
+void* allocate_bytes(std::size_t bytes);
+
+/// Uninitialised room for `count` words (allocate_bytes).
+template <class W>
+std::unique_ptr<W[], FreeDeleter> allocate_words(std::size_t count) {
+  return std::unique_ptr<W[], FreeDeleter>(static_cast<W*>(allocate_bytes(count * sizeof(W))));
+}
 
 }  // namespace fastconv::detail

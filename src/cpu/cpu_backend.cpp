@@ -1,7 +1,6 @@
 // The cpu backend: the kernels of the instruction set chosen at run time (isa.hpp), plus the
 // output order and the fused dyadic convolution engine.
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <cstdlib>
 #include <memory>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
+#include "core/memory.hpp"
 #include "cpu/backends.hpp"
 #include "cpu/isa.hpp"
 #include "cpu/order.hpp"
@@ -43,9 +43,7 @@ class BufferPool {
     }
     void* p = std::aligned_alloc(kHugePage, bytes);
     if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+    detail::advise_huge_pages(p, bytes);
     return p;
   }
 
@@ -59,7 +57,7 @@ class BufferPool {
 
   ~BufferPool() { std::free(kept_); }
 
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  static constexpr std::size_t kHugePage = detail::kHugePageBytes;
 
  private:
   std::mutex mutex_;

@@ -1,0 +1,71 @@
+#include "analysis_output.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+
+#include "io/lut.hpp"
+
+namespace fastconv::cli {
+
+std::string histogram_text(const Histogram& histogram) {
+  std::string out;
+  for (const auto& [value, count] : histogram)
+    out += (out.empty() ? "" : ", ") + std::to_string(value) + ": " + std::to_string(count);
+  return out.empty() ? "(empty)" : out;
+}
+
+void print_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::size_t width = 0;
+  for (const auto& field : fields) width = std::max(width, field.first.size());
+  for (const auto& [name, value] : fields)
+    std::cout << name << std::string(width + 2 - name.size(), ' ') << value << '\n';
+}
+
+ProgressBar::ProgressBar() : terminal_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+
+ProgressBar::~ProgressBar() {
+  if (drawn_) std::fprintf(stderr, "\r\033[K");
+}
+
+void ProgressBar::update(std::string_view stage, double fraction) {
+  using namespace std::chrono_literals;
+  if (!terminal_ || std::chrono::steady_clock::now() - start_ < 2s) return;
+  const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
+  if (drawn_ && percent == last_percent_ && stage == last_stage_) return;
+  last_percent_ = percent;
+  last_stage_ = stage;
+  drawn_ = true;
+  std::fprintf(stderr, "\r\033[K%.*s %3d%%", static_cast<int>(stage.size()), stage.data(), percent);
+  std::fflush(stderr);
+}
+
+BooleanFunction read_truth_table(const std::string& argument) {
+  if (argument == "-") return BooleanFunction::from_file("/dev/stdin");  // read as a file is
+  if (std::filesystem::exists(argument)) return BooleanFunction::from_file(argument);
+  if (argument.find_first_of("/.") != std::string::npos)
+    throw Error(ErrorCode::io, argument + ": no such file (and not a hex truth table)");
+  return BooleanFunction::from_hex(argument);
+}
+
+std::vector<std::uint32_t> read_lookup_table(const std::string& argument) {
+  if (argument == "-")
+    return io::parse_lut(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()}, "<stdin>");
+  if (std::filesystem::exists(argument)) return io::read_lut(argument);
+  if (const auto named = named_sbox(argument)) return {named->lut().begin(), named->lut().end()};
+  if (std::isalpha(static_cast<unsigned char>(argument.front())) && argument.find_first_of(", \t\n") == std::string::npos) {
+    std::string names;
+    for (const auto name : named_sbox_names()) names += (names.empty() ? "" : ", ") + std::string(name);
+    usage_error("unknown S-box '" + argument + "': give its values, a file, or one of the names " + names);
+  }
+  if (argument.find_first_of("/") != std::string::npos || argument.ends_with(".txt") || argument.ends_with(".npy"))
+    throw Error(ErrorCode::io, argument + ": no such file");
+  return io::parse_lut(argument, "'" + argument.substr(0, 40) + (argument.size() > 40 ? "…" : "") + "'");
+}
+
+}  // namespace fastconv::cli
