@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
     --i;
   }
   check_baselines(random_permutation(8, 8), "a random 8-bit permutation");
-  const auto aes_lut = fastconv::named_sbox("aes")->lut();
-  const std::vector<std::uint32_t> aes(aes_lut.begin(), aes_lut.end());
+  const fastconv::SBox aes_sbox = *fastconv::named_sbox("aes");
+  const std::vector<std::uint32_t> aes(aes_sbox.lut().begin(), aes_sbox.lut().end());
   check_baselines(aes, "AES");
 
   for (const bool ours : {true, false}) {
