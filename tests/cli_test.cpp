@@ -209,6 +209,31 @@ TEST_F(Cli, FilesInEveryFormat) {
   EXPECT_EQ(read(path("r.csv")), "204 200 188 184 140 136 124 120\n");
 }
 
+// 16-bit storage, computed in float: each result rounded once to the 16-bit type.
+TEST_F(Cli, WhtOfHalfFloats) {
+  // float16 0.1 + 0.2 = 0.2999267578125 in float, halfway between two float16s: to even.
+  EXPECT_EQ(run("wht --dtype float16", "0.1 0.2").out, "0.2998047 -0.099975586\n");
+  EXPECT_EQ(run("wht --dtype half --normalize orthonormal", "1 1").out, "1.4140625 0\n");
+  EXPECT_EQ(run("wht --dtype bf16 --backend reference", "1000 1").out, "1000 1000\n");  // 1001, 999 rounded
+  EXPECT_EQ(run("wht --dtype float16", "40000 40000").out, "inf 0\n");
+  write("x.txt", "1 2 3 4\n5 6 7 8\n");
+  ASSERT_EQ(run("wht --dtype f2 x.txt y.npy").code, 0);
+  const auto y = fastconv::io::read_npy(path("y.npy"));
+  ASSERT_EQ(y.dtype(), fastconv::DType::float16);
+  EXPECT_EQ(y.rows, 2u);
+  EXPECT_EQ(run("wht --inverse y.npy -").out, "1 2 3 4\n5 6 7 8\n");  // .npy <f2 keeps its type
+  write("x8.txt", "1 2 3 4 5 6 7 8\n");
+  ASSERT_EQ(run("wht --dtype bfloat16 x8.txt y.bin").code, 0);
+  EXPECT_EQ(fs::file_size(path("y.bin")), 16u);
+  EXPECT_EQ(run("wht --dtype bfloat16 --inverse y.bin -").out, "1 2 3 4 5 6 7 8\n");
+  const Result npy = run("wht --dtype bfloat16 x.txt z.npy");
+  EXPECT_EQ(npy.code, 2);
+  EXPECT_NE(npy.err.find("bfloat16 has no NumPy dtype"), std::string::npos) << npy.err;
+  const Result dyadic = run("dyadic autocorr --dtype float16", "1 0 1 1");
+  EXPECT_EQ(dyadic.code, 2);
+  EXPECT_NE(dyadic.err.find("float16 is a storage type of the WHT only"), std::string::npos) << dyadic.err;
+}
+
 TEST_F(Cli, DyadicOperations) {
   write("f.txt", "1 0 1 1");
   write("g.txt", "0 1 0 1");

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -212,10 +214,11 @@ TEST(CudaHelpers, NvidiaRadix4PassesGiveTheWht) {
 }
 
 /// The `fast` pass kernel, emulated: blocks of 2^tpg tiles, each tile's rounds in the order of
-/// its RoundPlan, every thread of a round before the next (the barrier).
-template <class W, int V, int R>
-void emulate_pass(std::vector<W>& data, const fc::gpu::PassPlan& plan, std::size_t i, int tpg, bool middle,
-                  double store_scale, fc::cuda::Combine<W, V> combine) {
+/// its RoundPlan, every thread of a round before the next (the barrier). In place, or from
+/// `data` to `into` (16-bit words to and from float).
+template <class W, int V, int R, class In = W, class Out = In>
+void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc::gpu::PassPlan& plan, std::size_t i,
+                  int tpg, bool middle, double store_scale, fc::cuda::Combine<W, V> combine) {
   using fc::cuda::Vec;
   const fc::gpu::Pass& p = plan.passes[i];
   fc::cuda::PassShape shape;
@@ -227,15 +230,17 @@ void emulate_pass(std::vector<W>& data, const fc::gpu::PassPlan& plan, std::size
   shape.lanes = p.lanes;
   const std::uint64_t tiles = data.size() >> (p.t + p.gc + plan.logv);
   fc::cuda::RoundPlan rounds{shape.rounds(), middle};
-  auto* vectors = reinterpret_cast<Vec<W, V>*>(data.data());
+  const auto* source = reinterpret_cast<const Vec<In, V>*>(data.data());
+  auto* target = reinterpret_cast<Vec<Out, V>*>(into.data());
   const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
   for (std::uint64_t block = 0; block < blocks; ++block) {
     std::vector<Vec<W, V>> shared((std::size_t{1} << (p.t + p.gc)) << tpg);
-    std::vector<fc::cuda::TileRound<W, V>> tile(std::size_t{1} << tpg);
+    std::vector<fc::cuda::TileRound<W, V, In, Out>> tile(std::size_t{1} << tpg);
     for (unsigned sub = 0; sub < tile.size(); ++sub) {
       const std::uint64_t wanted = (block << tpg) + sub;
       tile[sub].shape = shape;
-      tile[sub].global = vectors;
+      tile[sub].source = source;
+      tile[sub].target = target;
       tile[sub].active = wanted < tiles;
       tile[sub].tile_vec = shape.tile_base(tile[sub].active ? wanted : tiles - 1) >> shape.logv;
       tile[sub].shared = shared.data() + (std::size_t{sub} << (p.t + p.gc));
@@ -282,7 +287,7 @@ TYPED_TEST(CudaFast, PassesGiveTheWhtAndTheDyadicMiddleTheConvolution) {
     const auto expected = reference_wht(x);
     for (int tpg : {0, 2}) {
       auto y = x;
-      for (std::size_t i = 0; i < plan.passes.size(); ++i) emulate_pass<W, V, 5>(y, plan, i, tpg, false, 1.0, {});
+      for (std::size_t i = 0; i < plan.passes.size(); ++i) emulate_pass<W, V, 5>(y, y, plan, i, tpg, false, 1.0, {});
       expect_equal(expected, y, "WHT n=" + std::to_string(n) + " tpg=" + std::to_string(tpg));
     }
     // The dyadic middle: first passes, the last one fused (forward, multiply, back), first
@@ -296,9 +301,9 @@ TYPED_TEST(CudaFast, PassesGiveTheWhtAndTheDyadicMiddleTheConvolution) {
     combine.mask = (spectrum.size() / V) - 1;
     combine.scale = 1.0;
     const std::size_t last = plan.passes.size() - 1;
-    for (std::size_t i = 0; i < last; ++i) emulate_pass<W, V, 5>(y, plan, i, 0, false, 1.0, {});
-    emulate_pass<W, V, 5>(y, plan, last, 0, true, 1.0, combine);
-    for (std::size_t i = last; i-- > 0;) emulate_pass<W, V, 5>(y, plan, i, 0, false, 1.0, {});
+    for (std::size_t i = 0; i < last; ++i) emulate_pass<W, V, 5>(y, y, plan, i, 0, false, 1.0, {});
+    emulate_pass<W, V, 5>(y, y, plan, last, 0, true, 1.0, combine);
+    for (std::size_t i = last; i-- > 0;) emulate_pass<W, V, 5>(y, y, plan, i, 0, false, 1.0, {});
     auto spectra_product = reference_wht(x);
     for (std::size_t k = 0; k < spectra_product.size(); ++k) spectra_product[k] = spectra_product[k] * spectrum[k];
     expect_equal(reference_wht(spectra_product), y, "dyadic middle n=" + std::to_string(n));
@@ -326,10 +331,88 @@ TEST(CudaFastLocal, ShortKernelAgainstLongSignalIsBlockLocal) {
     combine.factor = std::uint64_t{1} << (n - m);
     auto y = x;
     const std::size_t last = plan.passes.size() - 1;
-    for (std::size_t i = 0; i < last; ++i) emulate_pass<W, V, 5>(y, plan, i, 1, false, 1.0, {});
-    emulate_pass<W, V, 5>(y, plan, last, 1, true, 1.0, combine);
-    for (std::size_t i = last; i-- > 0;) emulate_pass<W, V, 5>(y, plan, i, 1, false, 1.0, {});
+    for (std::size_t i = 0; i < last; ++i) emulate_pass<W, V, 5>(y, y, plan, i, 1, false, 1.0, {});
+    emulate_pass<W, V, 5>(y, y, plan, last, 1, true, 1.0, combine);
+    for (std::size_t i = last; i-- > 0;) emulate_pass<W, V, 5>(y, y, plan, i, 1, false, 1.0, {});
     expect_equal(full, y, "n=" + std::to_string(n) + " m=" + std::to_string(m));
+  }
+}
+
+TEST(CudaHelpers, ConvertWordsWidensExactlyAndRoundsToNearestEven) {
+  using fc::cuda::Vec;
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 10000; ++trial) {
+    Vec<fc::float16, 8> h;
+    Vec<fc::bfloat16, 8> b;
+    Vec<float, 8> f;
+    for (int l = 0; l < 8; ++l) {
+      h.w[l] = fc::float16::from_bits(static_cast<std::uint16_t>(rng()));
+      b.w[l] = fc::bfloat16::from_bits(static_cast<std::uint16_t>(rng()));
+      f.w[l] = std::ldexp(static_cast<float>(static_cast<std::int32_t>(rng())), -static_cast<int>(rng() % 64));
+    }
+    const auto wide_h = fc::cuda::convert_words<float>(h);
+    const auto wide_b = fc::cuda::convert_words<float>(b);
+    const auto narrow_h = fc::cuda::convert_words<fc::float16>(f);
+    const auto narrow_b = fc::cuda::convert_words<fc::bfloat16>(f);
+    const auto same = fc::cuda::convert_words<float>(f);
+    for (int l = 0; l < 8; ++l) {
+      const float fh = h.w[l], fb = b.w[l];
+      ASSERT_TRUE(std::bit_cast<std::uint32_t>(wide_h.w[l]) == std::bit_cast<std::uint32_t>(fh) || std::isnan(fh));
+      ASSERT_TRUE(std::bit_cast<std::uint32_t>(wide_b.w[l]) == std::bit_cast<std::uint32_t>(fb) || std::isnan(fb));
+      ASSERT_EQ(narrow_h.w[l].bits, fc::float16(f.w[l]).bits);
+      ASSERT_EQ(narrow_b.w[l].bits, fc::bfloat16(f.w[l]).bits);
+      ASSERT_EQ(same.w[l], f.w[l]);
+    }
+  }
+}
+
+/// The shape Engine<S>::device_shape() gives the planner for 16-bit storage: tiles of 8-float
+/// vectors (32 bytes in shared memory), 16 of them per thread and round.
+fc::gpu::DeviceShape h100_like_for_16_bit() {
+  fc::gpu::DeviceShape d = h100_like();
+  d.vector_bytes = 32;
+  d.max_round_bits = 4;
+  return d;
+}
+
+template <class S>
+class CudaFast16 : public ::testing::Test {};
+using HalfWords = ::testing::Types<fc::float16, fc::bfloat16>;
+TYPED_TEST_SUITE(CudaFast16, HalfWords);
+
+// 16-bit words loaded to float, transformed in float, scaled and rounded once by the last store.
+// Small integers keep every float sum exact, and 1/N is a power of two, so the result must be
+// the reference's float transform rounded once, bit for bit.
+TYPED_TEST(CudaFast16, PassesGiveTheFloatTransformRoundedOnce) {
+  using S = TypeParam;
+  constexpr int V = 8;
+  std::mt19937_64 rng(8);
+  for (int n = 3; n <= 19; n += (n < 12 ? 1 : 3)) {
+    const auto plan = fc::gpu::plan_passes(n, sizeof(float), h100_like_for_16_bit());
+    ASSERT_EQ(plan.logv, 3) << n;
+    if (n <= 15) {
+      EXPECT_EQ(plan.passes.size(), 1u) << "rows up to 2^15 in one pass";
+    }
+    for (const auto& p : plan.passes) EXPECT_LE(p.rounds(), 3) << "at most two shared-memory exchanges";
+    std::vector<S> x(std::size_t{1} << n);
+    for (auto& v : x) v = S(static_cast<int>(rng() % 200) - 100);
+    const double scale = std::ldexp(1.0, -n);
+    auto expected = reference_wht(std::vector<float>(x.begin(), x.end()));
+    for (int tpg : {0, 2}) {
+      auto y = x;
+      const std::size_t last = plan.passes.size() - 1;
+      if (last == 0) {
+        emulate_pass<float, V, 4>(y, y, plan, 0, tpg, false, scale, {});
+      } else {  // as Engine::fast_passes: through a float array from the first pass to the last
+        std::vector<float> wide(y.size());
+        emulate_pass<float, V, 4>(y, wide, plan, 0, tpg, false, 1.0, {});
+        for (std::size_t i = 1; i < last; ++i) emulate_pass<float, V, 4>(wide, wide, plan, i, tpg, false, 1.0, {});
+        emulate_pass<float, V, 4>(wide, y, plan, last, tpg, false, scale, {});
+      }
+      for (std::size_t k = 0; k < y.size(); ++k)
+        ASSERT_EQ(y[k].bits, S(static_cast<float>(expected[k] * scale)).bits)
+            << "n=" << n << " tpg=" << tpg << " k=" << k;
+    }
   }
 }
 

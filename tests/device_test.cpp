@@ -1,6 +1,6 @@
 // The device backends — opencl and cuda, every variant — against the reference backend: every
-// operation, type, order and normalisation for all n ≤ 20, random batch shapes, the 128-bit ring
-// paths, the profiling counters and the launch counts. Runs on whatever device there is (PoCL
+// operation, type, order and normalisation for all n ≤ 20 (float16 and bfloat16: the WHT), random
+// batch shapes, the 128-bit ring paths, the profiling counters and the launch counts. Runs on whatever device there is (PoCL
 // on the CPU in CI for opencl; a GPU for cuda); without one the backend's tests are skipped and
 // say why.
 #include <gtest/gtest.h>
@@ -44,14 +44,16 @@ std::vector<T> random_values(std::size_t size, std::mt19937_64& rng, long long b
   std::vector<T> v(size);
   std::uniform_int_distribution<long long> d(-bound, bound);
   for (auto& x : v) {
-    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(d(rng)) / 8;
-    else x = static_cast<T>(d(rng));
+    if constexpr (std::is_integral_v<T>) x = static_cast<T>(d(rng));
+    else x = static_cast<T>(static_cast<double>(d(rng)) / 8);
   }
   return v;
 }
 
 /// Exact for integers; for floats within a relative 1e-5 (float) / 1e-12 (double) of the
-/// largest magnitude (both results come from the same additions in another order).
+/// largest magnitude (both results come from the same additions in another order). 16-bit
+/// floats, computed in float and rounded once: float's tolerance plus one unit in the last
+/// place of the 16-bit result (two float results a hair apart may round to neighbours).
 template <class T>
 void expect_same(const std::vector<T>& expected, const std::vector<T>& actual, const std::string& what) {
   ASSERT_EQ(expected.size(), actual.size()) << what;
@@ -60,9 +62,11 @@ void expect_same(const std::vector<T>& expected, const std::vector<T>& actual, c
   } else {
     double scale = 1;
     for (T v : expected) scale = std::max(scale, std::abs(double(v)));
-    const double tol = (std::is_same_v<T, float> ? 1e-5 : 1e-12) * scale;
+    const double tol = (std::is_same_v<T, double> ? 1e-12 : 1e-5) * scale;
+    const double ulp16 = std::is_same_v<T, fastconv::float16> ? 0x1p-10 : std::is_same_v<T, fastconv::bfloat16> ? 0x1p-7 : 0;
     for (std::size_t i = 0; i < expected.size(); ++i)
-      ASSERT_NEAR(double(expected[i]), double(actual[i]), tol) << what << " at " << i;
+      ASSERT_NEAR(double(expected[i]), double(actual[i]), tol + ulp16 * std::abs(double(expected[i])))
+          << what << " at " << i;
   }
 }
 
@@ -122,13 +126,14 @@ bool unsupported_here(const std::string& backend) {
   SKIP_WITHOUT(backend);                                                                         \
   if (unsupported_here<T>(backend)) GTEST_SKIP() << "the " << backend << " device has no double precision"
 
-TYPED_TEST(DeviceTyped, WhtEveryOrderAndNormalisationUpTo20) {
-  DEVICE_CASE();
+/// Every variant of `backend` against the reference: the WHT of every size up to 2^20 in
+/// natural order, the other orders and normalisations rotating over the sizes.
+template <class T>
+void check_wht_up_to_20(const std::string& backend) {
   std::mt19937_64 rng(1);
   for (const auto& variant : Backend::variants_of(backend)) {
     const Backend cl = make(backend, variant);
     for (int n = 0; n <= 20; ++n) {
-      // Every size in natural order; the other orders and normalisations rotate over the sizes.
       const std::vector<fastconv::WhtOptions> options = {
           {Order::hadamard, Normalization::none},
           {static_cast<Order>(n % 3), static_cast<Normalization>((n / 3) % 3)}};
@@ -148,8 +153,9 @@ TYPED_TEST(DeviceTyped, WhtEveryOrderAndNormalisationUpTo20) {
   }
 }
 
-TYPED_TEST(DeviceTyped, RandomBatchShapes) {
-  DEVICE_CASE();
+/// Every variant of `backend` against the reference on random batches with row strides.
+template <class T>
+void check_random_batches(const std::string& backend) {
   std::mt19937_64 rng(2);
   for (const auto& variant : Backend::variants_of(backend)) {
     const Backend cl = make(backend, variant);
@@ -168,6 +174,16 @@ TYPED_TEST(DeviceTyped, RandomBatchShapes) {
           cl, variant + " batch n=" + std::to_string(n) + " rows=" + std::to_string(rows) + " stride=" + std::to_string(stride));
     }
   }
+}
+
+TYPED_TEST(DeviceTyped, WhtEveryOrderAndNormalisationUpTo20) {
+  DEVICE_CASE();
+  check_wht_up_to_20<T>(backend);
+}
+
+TYPED_TEST(DeviceTyped, RandomBatchShapes) {
+  DEVICE_CASE();
+  check_random_batches<T>(backend);
 }
 
 TYPED_TEST(DeviceTyped, DyadicOperationsUpTo20) {
@@ -209,6 +225,24 @@ TYPED_TEST(DeviceTyped, SingularDeconvolutionIsReported) {
       EXPECT_NE(std::string(e.what()).find("zero at index 1"), std::string::npos) << e.what();
     }
   }
+}
+
+/// 16-bit floats (computed in float, rounded once): the WHT only. The cuda backend's `fast`
+/// variant runs its native 16-bit kernels here; every other variant converts to float.
+template <class C>
+class DeviceHalf : public ::testing::Test {};
+using HalfCases = ::testing::Types<Case<fastconv::float16, OpenCl>, Case<fastconv::bfloat16, OpenCl>,
+                                   Case<fastconv::float16, Cuda>, Case<fastconv::bfloat16, Cuda>>;
+TYPED_TEST_SUITE(DeviceHalf, HalfCases);
+
+TYPED_TEST(DeviceHalf, WhtEveryOrderAndNormalisationUpTo20) {
+  DEVICE_CASE();
+  check_wht_up_to_20<T>(backend);
+}
+
+TYPED_TEST(DeviceHalf, RandomBatchShapes) {
+  DEVICE_CASE();
+  check_random_batches<T>(backend);
 }
 
 class DeviceBackend : public ::testing::TestWithParam<std::string> {};

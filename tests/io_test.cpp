@@ -26,9 +26,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using fastconv::bfloat16;
 using fastconv::DType;
 using fastconv::Error;
 using fastconv::ErrorCode;
+using fastconv::float16;
 using fastconv::io::Array;
 using fastconv::io::make_array;
 
@@ -215,6 +217,16 @@ TEST_F(IoText, WritesShortestRoundTripForms) {
   EXPECT_EQ(print(make_array(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, 2, 3, true)), "1 2 3\n4 5 6\n");
 }
 
+// A 16-bit value prints as the float it equals, which reads back to the same 16 bits.
+TEST_F(IoText, HalfFloatsPrintTheValueStored) {
+  EXPECT_EQ(print(make_array(std::vector<float16>{float16(0.1), float16(-2.5), float16(65504.0)}, 1, 3, false)),
+            "0.099975586 -2.5 65504\n");
+  EXPECT_EQ(print(make_array(std::vector<bfloat16>{bfloat16(0.1), bfloat16(3e38)}, 1, 2, false)),
+            "0.100097656 3.0040553e+38\n");
+  const Array back = fastconv::io::convert(parse("0.099975586 -2.5"), DType::float16, "in");
+  EXPECT_EQ(back.values<float16>()[0].bits, float16(0.1).bits);
+}
+
 TEST_F(IoText, FloatsRoundTripExactly) {
   std::mt19937_64 random(42);
   std::uniform_real_distribution<double> mantissa(-1, 1);
@@ -292,6 +304,22 @@ TEST_F(IoNpy, RoundTripsEveryDtypeIn1DAnd2D) {
   }
 }
 
+TEST_F(IoNpy, Float16IsNumPysF2) {
+  const std::vector<float16> values = {float16(1.0f), float16(-0.5f), float16::from_bits(0x7bff), float16::from_bits(1)};
+  const fs::path file = path("f2.npy");
+  fastconv::io::write_file(file, make_array(values, 2, 2, true));
+  const std::string bytes = read_bytes(file);
+  EXPECT_NE(bytes.find("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }"), std::string::npos);
+  EXPECT_EQ(bytes.substr(bytes.size() - 8), std::string("\x00\x3c\x00\xb8\xff\x7b\x01\x00", 8));
+  const Array back = fastconv::io::read_npy(file);
+  ASSERT_EQ(back.dtype(), DType::float16);
+  EXPECT_EQ(back.rows, 2U);
+  for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(back.values<float16>()[i].bits, values[i].bits);
+  const fs::path inf = write_bytes("inf.npy", npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }\n",
+                                                         std::string("\x00\x7c", 2)));
+  EXPECT_EQ(thrown_by([&] { fastconv::io::read_npy(inf); }).code(), ErrorCode::invalid_argument);
+}
+
 TEST_F(IoNpy, ReadsVersion2And3HeadersInAnyKeyOrder) {
   const std::string data = bytes_of(std::vector<std::int64_t>{7, 8, 9, 10, 11, 12});
   const std::string dict = "{ \"shape\" : ( 3 , 2 ) ,'fortran_order':False,\n 'descr':'<i8'}\n";
@@ -329,7 +357,7 @@ TEST_F(IoNpy, RejectsWhatItCannotRead) {
     return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
   };
   expect_npy_error(path("be.npy"), npy_bytes(dict(">f8", "False", "(2,)"), eight), ErrorCode::io,
-                   "unsupported dtype '>f8': only little-endian <f4, <f8, <i4, <i8 are read");
+                   "unsupported dtype '>f8': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
   expect_npy_error(path("u1.npy"), npy_bytes(dict("|u1", "False", "(2,)"), "ab"), ErrorCode::io,
                    "unsupported dtype '|u1'");
   expect_npy_error(path("f.npy"), npy_bytes(dict("<f8", "True", "(1, 2)"), eight), ErrorCode::io, "Fortran-order");
@@ -412,6 +440,16 @@ TEST_F(IoRaw, RoundTripsEveryDtype) {
   EXPECT_EQ(a.values<std::int64_t>(), i8);
   EXPECT_FALSE(a.two_d);
   EXPECT_EQ(a.cols, 3U);
+}
+
+TEST_F(IoRaw, HalfFloatsRoundTrip) {
+  const std::vector<bfloat16> values = {bfloat16(1.0f), bfloat16(-3e38f)};
+  fastconv::io::write_file(path("bf16.bin"), make_array(values, 1, 2, false));
+  EXPECT_EQ(read_bytes(path("bf16.bin")), std::string("\x80\x3f\x62\xff", 4));
+  const Array back = fastconv::io::read_raw(path("bf16.bin"), DType::bfloat16);
+  EXPECT_EQ(back.values<bfloat16>()[1].bits, values[1].bits);
+  fastconv::io::write_file(path("f2.raw"), make_array(std::vector<float16>{float16(2.0f)}, 1, 1, false));
+  EXPECT_EQ(fastconv::io::read_file(path("f2.raw"), DType::float16).values<float16>()[0].bits, 0x4000);
 }
 
 TEST_F(IoRaw, SizeMustBeAMultipleOfTheItemSize) {
@@ -515,6 +553,15 @@ TEST_F(IoWrite, InconsistentShapeIsRejectedBeforeTouchingAnything) {
   EXPECT_EQ(entries(), std::vector<std::string>{"out.txt"});
 }
 
+TEST_F(IoWrite, Bfloat16HasNoNpyForm) {
+  const Error e = thrown_by([&] {
+    fastconv::io::write_file(path("x.npy"), make_array(std::vector<bfloat16>{bfloat16(1.0f)}, 1, 1, false));
+  });
+  EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+  EXPECT_NE(std::string(e.what()).find("bfloat16 has no NumPy dtype"), std::string::npos) << e.what();
+  EXPECT_TRUE(entries().empty());
+}
+
 // The temporary file is created like any new file, so the umask, not 0600, decides its mode.
 TEST_F(IoWrite, NewFilesGetTheUsualMode) {
   const mode_t mask = ::umask(022);
@@ -579,6 +626,28 @@ TEST(IoConvert, Float64ToFloat32RoundsButMustNotOverflow) {
   });
   EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
   EXPECT_STREQ(e.what(), "src: element 1: '1e+300' overflows float32: cannot convert float64 to float32");
+}
+
+TEST(IoConvert, ToHalfFloatsRoundsOnceButMustNotOverflow) {
+  // 1 + 2^-11 + 2^-40: through float it would be the midpoint and round down to 1.
+  const Array a = make_array(std::vector<double>{1 + 0x1p-11 + 0x1p-40, 65504, -1e-9}, 1, 3, false);
+  const auto h = fastconv::io::convert(a, DType::float16, "src").values<float16>();
+  EXPECT_EQ(h[0].bits, 0x3c01);
+  EXPECT_EQ(h[1].bits, 0x7bff);
+  EXPECT_EQ(h[2].bits, 0x8000);  // underflow to −0 is rounding, not an error
+  const Error e = thrown_by([] {
+    fastconv::io::convert(make_array(std::vector<std::int64_t>{1, 65520}, 1, 2, false), DType::float16, "src");
+  });
+  EXPECT_STREQ(e.what(), "src: element 1: '65520' overflows float16: cannot convert int64 to float16");
+  EXPECT_EQ(fastconv::io::convert(a, DType::bfloat16, "src").values<bfloat16>()[1].bits, 0x4780);  // 65536
+}
+
+TEST(IoConvert, FromHalfFloatsIsExactOrChecked) {
+  const Array h = make_array(std::vector<float16>{float16(2.5f), float16(-3.0f)}, 1, 2, false);
+  EXPECT_EQ(fastconv::io::convert(h, DType::float64, "src").values<double>(), (std::vector<double>{2.5, -3.0}));
+  EXPECT_EQ(fastconv::io::convert(h, DType::bfloat16, "src").values<bfloat16>()[0].bits, 0x4020);
+  const Error e = thrown_by([&] { fastconv::io::convert(h, DType::int32, "src"); });
+  EXPECT_STREQ(e.what(), "src: element 0: '2.5' is not an integer: cannot convert float16 to int32");
 }
 
 TEST(IoConvert, KeepsTheShape) {

@@ -10,6 +10,15 @@
 // enough for the result; a result that does not fit the element type is an `overflow`
 // Error and the data are left untouched. Floating-point results have the forward error
 // |ŷ[k] − y[k]| ≤ n·u·Σ|x| (u = 2^-24 for float, 2^-53 for double; see docs/accuracy.md).
+//
+// 16-bit floats (float16, bfloat16 — e.g. the batched Hadamard rotations of LLM quantisation)
+// are storage only: each value is loaded to float exactly, the transform and its normalisation
+// run in float, and each result is rounded once, to nearest even, on store:
+// |ŷ[k] − s·y[k]| ≤ (n+2)·2^-24·s·Σ|x| + u₁₆·|ŷ[k]| + ε₁₆ — the float bound with the scaling s
+// done in float, plus the output rounding: u₁₆ = 2^-11 (float16) or 2^-8 (bfloat16), and
+// ε₁₆ = 2^-25 or 2^-134 below the normal range. A float16 result beyond ±65504 is ±infinity.
+// Every backend gives its float transform rounded once; the cuda backend's `fast` variant
+// loads and stores the 16-bit values natively, the others convert cache-sized blocks of rows.
 #pragma once
 
 #include <cstddef>
@@ -63,7 +72,7 @@ int log2_exact(std::size_t length, std::string_view what);
 /// Integer plans: Normalization::inverse (and ::orthonormal for even n) must divide every
 /// result exactly, otherwise execute() throws invalid_argument and leaves the data untouched;
 /// ::orthonormal for odd n cannot be exact and is rejected (unsupported) at construction.
-template <Element T>
+template <TransformElement T>
 class WhtPlan {
  public:
   /// Throws invalid_argument if log2n is outside [0, 48], unsupported as described above.
@@ -93,11 +102,16 @@ template <class R>
 concept ElementRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
                        Element<std::remove_cv_t<std::ranges::range_value_t<R>>>;
 
+/// The same for the WHT, which also takes 16-bit floats.
+template <class R>
+concept TransformRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                         TransformElement<std::remove_cv_t<std::ranges::range_value_t<R>>>;
+
 template <class R>
 using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
 
 /// One-off WHT of `data` in place; its length must be a power of two.
-template <ElementRange R>
+template <TransformRange R>
 void wht(R&& data, WhtOptions options = {}, Backend backend = Backend::best()) {
   std::span<element_t<R>> span(std::ranges::data(data), std::ranges::size(data));
   WhtPlan<element_t<R>>(log2_exact(span.size(), "WHT input"), options, std::move(backend))
@@ -106,7 +120,7 @@ void wht(R&& data, WhtOptions options = {}, Backend backend = Backend::best()) {
 
 /// One-off WHT of a batch of `rows` rows of `row_length` (a power of two) elements,
 /// row r starting at data[r · row_stride].
-template <ElementRange R>
+template <TransformRange R>
 void wht(R&& data, std::size_t rows, std::size_t row_length, std::size_t row_stride,
          WhtOptions options = {}, Backend backend = Backend::best()) {
   std::span<element_t<R>> span(std::ranges::data(data), std::ranges::size(data));

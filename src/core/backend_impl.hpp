@@ -34,6 +34,16 @@ inline constexpr Word word_of = std::is_same_v<W, float>           ? Word::f32
                                 : std::is_same_v<W, std::uint64_t> ? Word::u64
                                                                    : Word::u128;
 
+/// 16-bit floating-point words (float16, bfloat16): stored in 16 bits, computed in float.
+/// Kept apart from Word because no backend transforms them as themselves: a kernel for one
+/// (make_wht16) loads to float and rounds on store, and backends without such kernels need
+/// not know the type exists (the front end converts blocks of rows to float for their f32
+/// kernel: core/wht16.hpp).
+enum class Word16 { f16, bf16 };
+
+template <class T>
+inline constexpr Word16 word16_of = std::is_same_v<T, float16> ? Word16::f16 : Word16::bf16;
+
 constexpr bool is_float(Word w) noexcept { return w == Word::f32 || w == Word::f64; }
 constexpr std::size_t size_of(Word w) noexcept {
   switch (w) {
@@ -138,6 +148,13 @@ class BackendImpl {
   /// Every variant this backend offers on this machine, slowest first.
   [[nodiscard]] virtual std::vector<std::string> variants() const = 0;
   [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht(int log2n, Word word, Order order) const = 0;
+  /// A WHT that loads 16-bit `word`s, computes in float and stores each result rounded once
+  /// (the scale folded into the store); nullptr where this backend has no such kernel for this
+  /// size and order. Default: nullptr — the front end then runs make_wht(log2n, Word::f32,
+  /// order) on float copies of blocks of rows (core/wht16.hpp), with the same results.
+  [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht16(int /*log2n*/, Word16 /*word*/, Order /*order*/) const {
+    return nullptr;
+  }
   /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
   [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;
   /// Device backends: the time their kernels and copies took.

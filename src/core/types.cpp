@@ -10,6 +10,8 @@ std::string_view to_string(DType dtype) noexcept {
     case DType::float64: return "float64";
     case DType::int32: return "int32";
     case DType::int64: return "int64";
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
   }
   return "?";
 }
@@ -19,6 +21,8 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
   if (name == "float64" || name == "f8" || name == "double") return DType::float64;
   if (name == "int32" || name == "i4") return DType::int32;
   if (name == "int64" || name == "i8") return DType::int64;
+  if (name == "float16" || name == "f2" || name == "half") return DType::float16;
+  if (name == "bfloat16" || name == "bf16") return DType::bfloat16;
   return std::nullopt;
 }
 

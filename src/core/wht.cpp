@@ -5,6 +5,7 @@
 
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
+#include "core/wht16.hpp"
 
 namespace fastconv {
 
@@ -88,22 +89,23 @@ void check_batch(std::size_t span_size, std::size_t rows, std::size_t stride, st
 
 }  // namespace
 
-template <Element T>
+template <TransformElement T>
 struct WhtPlan<T>::Impl {
   int log2n;
   WhtOptions options;
   Backend backend;
-  std::unique_ptr<detail::WhtKernel> kernel;  // floats: T itself; integers: the ring of T's width
+  std::unique_ptr<detail::WhtKernel> kernel;  // floats: T itself (16-bit: computed in float);
+                                              // integers: the ring of T's width
   std::unique_ptr<detail::WhtKernel> wide;    // integers: a ring wide enough for any result
                                               // (uint64 for int32 up to 2^31 points, else uint128)
 
   std::size_t size() const { return std::size_t{1} << log2n; }
 
   void run(T* data, std::size_t rows, std::size_t stride) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      kernel->execute(data, rows, stride, scale_of(log2n, options.normalization));
-    } else {
+    if constexpr (std::is_integral_v<T>) {
       run_exact(data, rows, stride);
+    } else {
+      kernel->execute(data, rows, stride, scale_of(log2n, options.normalization));
     }
   }
 
@@ -159,14 +161,16 @@ struct WhtPlan<T>::Impl {
   }
 };
 
-template <Element T>
+template <TransformElement T>
 WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
     : impl_(std::make_unique<Impl>(Impl{log2n, options, std::move(backend), nullptr, nullptr})) {
   if (log2n < 0 || log2n > kMaxLog2)
     throw Error(ErrorCode::invalid_argument,
                 "WHT size 2^" + std::to_string(log2n) + " is outside 2^0 … 2^" + std::to_string(kMaxLog2));
   const auto& b = impl_->backend.impl();
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (HalfFloat<T>) {
+    impl_->kernel = detail::make_wht16(b, log2n, detail::word16_of<T>, options.order);
+  } else if constexpr (std::is_floating_point_v<T>) {
     impl_->kernel = b.make_wht(log2n, detail::word_of<T>, options.order);
   } else {
     if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
@@ -181,14 +185,14 @@ WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
   }
 }
 
-template <Element T>
+template <TransformElement T>
 WhtPlan<T>::~WhtPlan() = default;
-template <Element T>
+template <TransformElement T>
 WhtPlan<T>::WhtPlan(WhtPlan&&) noexcept = default;
-template <Element T>
+template <TransformElement T>
 WhtPlan<T>& WhtPlan<T>::operator=(WhtPlan&&) noexcept = default;
 
-template <Element T>
+template <TransformElement T>
 void WhtPlan<T>::execute(std::span<T> data) const {
   if (data.size() != size())
     throw Error(ErrorCode::invalid_argument, "WHT plan for " + std::to_string(size()) +
@@ -197,21 +201,21 @@ void WhtPlan<T>::execute(std::span<T> data) const {
   impl_->run(data.data(), 1, size());
 }
 
-template <Element T>
+template <TransformElement T>
 void WhtPlan<T>::execute(std::span<T> data, std::size_t rows, std::size_t row_stride) const {
   check_batch(data.size(), rows, row_stride, size());
   if (rows > 0) impl_->run(data.data(), rows, row_stride);
 }
 
-template <Element T>
+template <TransformElement T>
 int WhtPlan<T>::log2n() const noexcept {
   return impl_->log2n;
 }
-template <Element T>
+template <TransformElement T>
 const WhtOptions& WhtPlan<T>::options() const noexcept {
   return impl_->options;
 }
-template <Element T>
+template <TransformElement T>
 const Backend& WhtPlan<T>::backend() const noexcept {
   return impl_->backend;
 }
@@ -220,5 +224,7 @@ template class WhtPlan<float>;
 template class WhtPlan<double>;
 template class WhtPlan<std::int32_t>;
 template class WhtPlan<std::int64_t>;
+template class WhtPlan<float16>;
+template class WhtPlan<bfloat16>;
 
 }  // namespace fastconv

@@ -49,9 +49,10 @@ Variant variant_of(std::string_view name) {
   return Variant::fast;
 }
 
-/// `fast`: up to 32 vectors of 16 bytes per thread and round, so that a row of 2^15 floats
-/// (13 row bits after the 4-float vectors) takes three rounds: two shared-memory exchanges.
-constexpr int kRoundBits = 5;
+/// `fast`: the registers of vectors one thread holds per round: 32 vectors of 16 bytes, so that
+/// a row of 2^15 floats (13 row bits after the 4-float vectors) takes three rounds: two
+/// shared-memory exchanges; 16 vectors of 8 floats for 16-bit storage.
+constexpr std::size_t kRoundBytes = 512;
 
 /// What one context of a device keeps: its id, properties and stream.
 struct DeviceState {
@@ -119,15 +120,32 @@ class Timeline {
   cudaEvent_t events_[4]{};
 };
 
-template <class W>
-constexpr int vector_words = 16 / sizeof(W);
+/// The word a kernel computes in for words stored as S: S itself, or float for 16-bit floats.
+template <class S>
+struct ComputeWord {
+  using type = S;
+};
+template <>
+struct ComputeWord<__half> {
+  using type = float;
+};
+template <>
+struct ComputeWord<__nv_bfloat16> {
+  using type = float;
+};
 
-/// The transforms of one size, word and variant on one device.
-template <class W>
+/// The transforms of one size, word and variant on one device, on arrays of words stored as S
+/// and computed as W. 16-bit floats (W = float) have the `fast` variant's passes only, from
+/// one vector on (CudaBackend::make_wht16).
+template <class S>
 class Engine {
  public:
-  static constexpr int V = vector_words<W>;
+  using W = typename ComputeWord<S>::type;
+  static constexpr bool kStoredAsComputed = std::is_same_v<S, W>;
+  /// Words per 16-byte global access.
+  static constexpr int V = 16 / sizeof(S);
   static constexpr int kLogV = std::countr_zero(static_cast<unsigned>(V));
+  static constexpr int kRoundBits = std::countr_zero(kRoundBytes / sizeof(Vec<W, V>));
 
   Engine(const DeviceState& dev, Variant variant, int log2n) : dev_(dev), variant_(variant), log2n_(log2n) {
     const char* name = names()[static_cast<int>(variant)].c_str();
@@ -147,26 +165,27 @@ class Engine {
   void select() const { FC_CUDA(cudaSetDevice(dev_.ordinal)); }
 
   /// Forward natural-order transforms of `rows` rows back to back, times `scale` (floats).
-  void transform(W* x, W* scratch, std::size_t rows, double scale, LaunchCount& count) {
+  void transform(S* x, S* scratch, std::size_t rows, double scale, LaunchCount& count) {
     const bool scaled_out = std::is_floating_point_v<W> && scale != 1.0;
-    switch (variant_) {
-      case Variant::gajic2011: gajic_wht(x, log2n_, rows, stream(), count); break;
-      case Variant::nvidia_radix4: radix4_wht(x, log2n_, rows, stream(), count); break;
-      case Variant::fast:
-        if (log2n_ < kLogV) {  // fewer words than one vector: the radix-4 kernel's shared-memory path
+    if (variant_ == Variant::fast && log2n_ >= kLogV) {
+      fast_passes(x, rows, scaled_out ? scale : 1.0, count);
+      return;
+    }
+    if constexpr (kStoredAsComputed) {
+      switch (variant_) {
+        case Variant::gajic2011: gajic_wht(x, log2n_, rows, stream(), count); break;
+        case Variant::nvidia_radix4:
+        case Variant::fast:  // fewer words than one vector: the radix-4 kernel's shared-memory path
           radix4_wht(x, log2n_, rows, stream(), count);
           break;
-        }
-        for (std::size_t i = 0; i < plan_.passes.size(); ++i)
-          pass(x, plan_, i, rows, {1, false}, scaled_out && i + 1 == plan_.passes.size() ? scale : 1.0, {}, count);
-        return;
-      default:
-        for (std::size_t r = 0; r < rows; ++r)
-          bikov_wht(static_cast<int>(variant_), x + r * size(), scratch, log2n_, stream(), count);
-    }
-    if (scaled_out) {
-      scale_words<W><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(x, rows * size(), scale);
-      count.after_launch();
+        default:
+          for (std::size_t r = 0; r < rows; ++r)
+            bikov_wht(static_cast<int>(variant_), x + r * size(), scratch, log2n_, stream(), count);
+      }
+      if (scaled_out) {
+        scale_words<W><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(x, rows * size(), scale);
+        count.after_launch();
+      }
     }
   }
 
@@ -195,22 +214,24 @@ class Engine {
     combine.scale = local ? std::ldexp(scale, log2n_ - s_log2n) : scale;
     combine.factor = local && !std::is_floating_point_v<W> ? std::uint64_t{1} << (log2n_ - s_log2n) : 1;
     const std::size_t last = plan.passes.size() - 1;
-    for (std::size_t i = 0; i < last; ++i) pass(x, plan, i, rows, {1, false}, 1.0, {}, count);
-    pass(x, plan, last, rows, {1, true}, 1.0, combine, count);
-    for (std::size_t i = last; i-- > 0;) pass(x, plan, i, rows, {1, false}, 1.0, {}, count);
+    for (std::size_t i = 0; i < last; ++i) pass(x, x, plan, i, rows, {1, false}, 1.0, {}, count);
+    pass(x, x, plan, last, rows, {1, true}, 1.0, combine, count);
+    for (std::size_t i = last; i-- > 0;) pass(x, x, plan, i, rows, {1, false}, 1.0, {}, count);
   }
 
   /// out ← rows of `in` in sequency (1) or Paley (2) order.
-  void reorder(const W* in, W* out, std::size_t rows, int order, LaunchCount& count);
+  void reorder(const S* in, S* out, std::size_t rows, int order, LaunchCount& count);
 
  private:
   /// The device as the planner sees it: a tile may fill the opt-in shared memory (a pass is
   /// memory-bound, one block per SM is enough to stream, and 2^15 floats then fit one pass).
+  /// The planner sizes tiles by what shared memory holds: vectors of V words W (32 bytes of
+  /// float for 16-bit storage, whose global vectors are 16 bytes).
   gpu::DeviceShape device_shape() const {
     gpu::DeviceShape shape;
     shape.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
     shape.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
-    shape.vector_bytes = 16;
+    shape.vector_bytes = sizeof(Vec<W, V>);
     shape.cpu = false;
     shape.max_round_bits = kRoundBits;
     shape.tile_budget_bytes = dev_.props.sharedMemPerBlockOptin;
@@ -219,8 +240,26 @@ class Engine {
 
   gpu::PassPlan plan_for(int log2n) const { return gpu::plan_passes(log2n, sizeof(W), device_shape()); }
 
-  void pass(W* x, const gpu::PassPlan& plan, std::size_t i, std::size_t rows, RoundPlan rounds, double store_scale,
-            const Combine<W, V>& combine, LaunchCount& count) {
+  /// The plan's passes over `rows` rows in place, the last one scaling by `scale`. 16-bit words
+  /// go through a float array from the first pass to the last, so that they are rounded once.
+  void fast_passes(S* x, std::size_t rows, double scale, LaunchCount& count) {
+    const std::size_t last = plan_.passes.size() - 1;
+    if constexpr (kStoredAsComputed) {
+      for (std::size_t i = 0; i <= last; ++i) pass(x, x, plan_, i, rows, {1, false}, i == last ? scale : 1.0, {}, count);
+    } else if (last == 0) {
+      pass(x, x, plan_, 0, rows, {1, false}, scale, {}, count);
+    } else {
+      W* wide = static_cast<W*>(wide_.at_least((rows << log2n_) * sizeof(W)));
+      pass(x, wide, plan_, 0, rows, {1, false}, 1.0, {}, count);
+      for (std::size_t i = 1; i < last; ++i) pass(wide, wide, plan_, i, rows, {1, false}, 1.0, {}, count);
+      pass(wide, x, plan_, last, rows, {1, false}, scale, {}, count);
+    }
+  }
+
+  /// Pass i of `plan` from `source` to `target` (the same array, or float ↔ 16-bit words).
+  template <class In, class Out>
+  void pass(const In* source, Out* target, const gpu::PassPlan& plan, std::size_t i, std::size_t rows,
+            RoundPlan rounds, double store_scale, const Combine<W, V>& combine, LaunchCount& count) {
     const gpu::Pass& p = plan.passes[i];
     PassShape shape;
     shape.logv = plan.logv;
@@ -232,18 +271,19 @@ class Engine {
     rounds.rounds = shape.rounds();
     const std::size_t words = rows << plan.log2n;
     const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);
-    const int tpg = gpu::tiles_per_group(p, 16, device_shape(), tiles);
+    const int tpg = gpu::tiles_per_group(p, sizeof(Vec<W, V>), device_shape(), tiles);
     const unsigned threads = shape.threads_per_tile() << tpg;
     const std::size_t shared = (std::size_t{sizeof(Vec<W, V>)} << (p.t + p.gc)) << tpg;
-    auto* kernel = &fast_pass<W, V, kRoundBits>;
+    auto* kernel = &fast_pass<W, V, kRoundBits, In, Out>;
     // Always the device's whole opt-in amount, never the launch's own: plans of other sizes
     // may launch the same kernel from other threads at the same time.
     if (shared > 48 * 1024)
       FC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    static_cast<int>(dev_.props.sharedMemPerBlockOptin)));
     const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
-    kernel<<<static_cast<unsigned>(blocks), threads, shared, stream()>>>(reinterpret_cast<Vec<W, V>*>(x), shape, tpg,
-                                                                          tiles, rounds, store_scale, combine);
+    kernel<<<static_cast<unsigned>(blocks), threads, shared, stream()>>>(
+        reinterpret_cast<const Vec<In, V>*>(source), reinterpret_cast<Vec<Out, V>*>(target), shape, tpg, tiles, rounds,
+        store_scale, combine);
     count.after_launch();
   }
 
@@ -251,6 +291,7 @@ class Engine {
   Variant variant_;
   int log2n_;
   gpu::PassPlan plan_;
+  DeviceBuffer wide_;  ///< 16-bit words: the rows in float between the first and the last pass
 };
 
 template <class W>
@@ -261,14 +302,15 @@ __global__ void gather_order(W* out, const W* in, unsigned bits, int order, std:
   out[i] = in[base + natural_index(k, bits, order)];
 }
 
-template <class W>
-void Engine<W>::reorder(const W* in, W* out, std::size_t rows, int order, LaunchCount& count) {
-  gather_order<W><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(out, in, static_cast<unsigned>(log2n_), order,
+template <class S>
+void Engine<S>::reorder(const S* in, S* out, std::size_t rows, int order, LaunchCount& count) {
+  gather_order<S><<<blocks_for(rows * size(), 256), 256, 0, stream()>>>(out, in, static_cast<unsigned>(log2n_), order,
                                                                         rows * size());
   count.after_launch();
 }
 
-template <class W>
+/// The WHT of words stored as S (computed as Engine<S>::S).
+template <class S>
 class CudaWht final : public detail::WhtKernel {
  public:
   CudaWht(const DeviceState& dev, Counters& counters, Variant variant, int log2n, Order order)
@@ -277,27 +319,27 @@ class CudaWht final : public detail::WhtKernel {
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::lock_guard lock(mutex_);
     engine_.select();
-    const std::size_t n = engine_.size(), row_bytes = n * sizeof(W);
+    const std::size_t n = engine_.size(), row_bytes = n * sizeof(S);
     const std::size_t chunk = std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
-    W* x = static_cast<W*>(data_.at_least(chunk * row_bytes));
-    W* y = order_ != Order::hadamard || engine_.needs_scratch()  // reordering, or the seed's ping-pong
-               ? static_cast<W*>(scratch_.at_least(chunk * row_bytes))
+    S* x = static_cast<S*>(data_.at_least(chunk * row_bytes));
+    S* y = order_ != Order::hadamard || engine_.needs_scratch()  // reordering, or the seed's ping-pong
+               ? static_cast<S*>(scratch_.at_least(chunk * row_bytes))
                : nullptr;
     for (std::size_t first = 0; first < rows; first += chunk) {
       const std::size_t count_rows = std::min(chunk, rows - first);
-      W* host = static_cast<W*>(data) + first * stride;
+      S* host = static_cast<S*>(data) + first * stride;
       Timeline timeline(engine_.stream());
       LaunchCount launches;
-      copy_rows(x, row_bytes, host, stride * sizeof(W), count_rows, cudaMemcpyHostToDevice);
+      copy_rows(x, row_bytes, host, stride * sizeof(S), count_rows, cudaMemcpyHostToDevice);
       timeline.copies_in_done();
       engine_.transform(x, y, count_rows, scale, launches);
-      const W* result = x;
+      const S* result = x;
       if (order_ != Order::hadamard) {
         engine_.reorder(x, y, count_rows, order_ == Order::sequency ? 1 : 2, launches);
         result = y;
       }
       timeline.kernels_done();
-      copy_rows(host, stride * sizeof(W), result, row_bytes, count_rows, cudaMemcpyDeviceToHost);
+      copy_rows(host, stride * sizeof(S), result, row_bytes, count_rows, cudaMemcpyDeviceToHost);
       timeline.finish(counters_, launches.n, 2);
     }
   }
@@ -308,7 +350,7 @@ class CudaWht final : public detail::WhtKernel {
   /// on current GPUs), else row by row.
   void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t rows,
                  cudaMemcpyKind kind) const {
-    const std::size_t row_bytes = engine_.size() * sizeof(W);
+    const std::size_t row_bytes = engine_.size() * sizeof(S);
     if (rows == 1 || (dst_pitch == row_bytes && src_pitch == row_bytes)) {
       FC_CUDA(cudaMemcpyAsync(dst, src, rows * row_bytes, kind, engine_.stream()));
     } else if (std::max(dst_pitch, src_pitch) <= engine_.max_pitch()) {
@@ -320,7 +362,7 @@ class CudaWht final : public detail::WhtKernel {
     }
   }
 
-  mutable Engine<W> engine_;
+  mutable Engine<S> engine_;
   Counters& counters_;
   Order order_;
   mutable std::mutex mutex_;
@@ -420,6 +462,14 @@ class CudaBackend final : public detail::BackendImpl {
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
     select();
     return detail::make_for_word<CudaWht, detail::WhtKernel, U128>(word, *dev_, counters_, variant_, log2n, order);
+  }
+  /// The `fast` passes load and store 16-bit words natively from one vector (8 words) on; the
+  /// other variants, and shorter rows, leave them to the front end's conversion to float.
+  std::unique_ptr<detail::WhtKernel> make_wht16(int log2n, detail::Word16 word, Order order) const override {
+    if (variant_ != Variant::fast || log2n < Engine<__half>::kLogV) return nullptr;
+    select();
+    if (word == detail::Word16::f16) return std::make_unique<CudaWht<__half>>(*dev_, counters_, variant_, log2n, order);
+    return std::make_unique<CudaWht<__nv_bfloat16>>(*dev_, counters_, variant_, log2n, order);
   }
   std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, Word word) const override {
     select();

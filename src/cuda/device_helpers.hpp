@@ -211,6 +211,20 @@ struct alignas(sizeof(W) * V) Vec {
   W w[V];
 };
 
+/// A vector with each word converted to `To`: 16-bit floats widen to float exactly on load, and
+/// float rounds to nearest even on store (the GPU: CUDA's __half and __nv_bfloat16; the CPU
+/// emulation: fastconv::float16 and bfloat16). The identity for words stored as themselves.
+template <class To, class From, int V>
+FC_HD Vec<To, V> convert_words(const Vec<From, V>& v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else {
+    Vec<To, V> out;
+    FC_UNROLL for (int l = 0; l < V; ++l) out.w[l] = static_cast<To>(v.w[l]);
+    return out;
+  }
+}
+
 /// What the last forward round of a dyadic pass does to each vector before the inverse
 /// rounds: mode 1 multiplies by the spectrum, 2 squares, 3 divides by the spectrum (floats),
 /// then scales. The spectrum repeats with period mask + 1 vectors.
@@ -233,11 +247,16 @@ struct Combine {
   }
 };
 
-/// Everything one round of the `fast` pass kernel needs, for one tile.
-template <class W, int V>
+/// Everything one round of the `fast` pass kernel needs, for one tile. The pass reads words of
+/// type In and writes words of type Out at the same places, in place when both are the same
+/// array; registers and shared memory hold W. 16-bit floats (computed as W = float) are read
+/// from the array and written back only by a transform's first and last pass, so that they are
+/// rounded once: passes in between go through a float array.
+template <class W, int V, class In = W, class Out = In>
 struct TileRound {
   PassShape shape;
-  Vec<W, V>* global = nullptr;  ///< the array, as vectors
+  const Vec<In, V>* source = nullptr;  ///< what the first round loads, as vectors
+  Vec<Out, V>* target = nullptr;       ///< where the last round stores (may be `source`)
   std::uint64_t tile_vec = 0;   ///< the tile's first vector
   Vec<W, V>* shared = nullptr;  ///< the tile's slots in shared memory
   bool active = true;           ///< false: a spare tile that stores nothing
@@ -266,7 +285,7 @@ struct TileRound {
       FC_UNROLL for (int i = 0; i < (1 << R); ++i)
         if (i < (1 << bits)) {
           const unsigned row = row0 + (static_cast<unsigned>(i) << lo);
-          v[i] = from_global ? global[global_index(row, c)] : shared[slot(row, c)];
+          v[i] = from_global ? convert_words<W>(source[global_index(row, c)]) : shared[slot(row, c)];
         }
       stages<R>(v, bits, lanes);
       if (middle && combine.mode != 0) {
@@ -284,7 +303,7 @@ struct TileRound {
             if (store_scale != 1.0) {
               FC_UNROLL for (int l = 0; l < V; ++l) out.w[l] = scaled(out.w[l], store_scale, 1);
             }
-            global[global_index(row, c)] = out;
+            target[global_index(row, c)] = convert_words<Out>(out);
           }
         }
     }

@@ -3,6 +3,8 @@
 // grids, the shared memory and the warp shuffles around it.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -263,17 +265,19 @@ void radix4_wht(W* data, int log2n, std::size_t rows, cudaStream_t s, LaunchCoun
 
 // ---- the `fast` variant ----------------------------------------------------------------------
 
-/// One pass of the `fast` plan over `tiles` tiles, 2^tpg tiles per block.
-template <class W, int V, int R>
-__global__ void fast_pass(Vec<W, V>* data, PassShape shape, int tpg, std::uint64_t tiles, RoundPlan plan,
-                          double store_scale, Combine<W, V> combine) {
-  extern __shared__ __align__(16) unsigned char raw[];  // 16-byte words and vectors
+/// One pass of the `fast` plan over `tiles` tiles, 2^tpg tiles per block, from `source` (words
+/// In) to `target` (words Out; may be `source`), computed as W (TileRound).
+template <class W, int V, int R, class In, class Out>
+__global__ void fast_pass(const Vec<In, V>* source, Vec<Out, V>* target, PassShape shape, int tpg, std::uint64_t tiles,
+                          RoundPlan plan, double store_scale, Combine<W, V> combine) {
+  extern __shared__ __align__(32) unsigned char raw[];  // vectors of up to 32 bytes (8 floats)
   const unsigned per_tile = shape.threads_per_tile();
   const unsigned sub = threadIdx.x / per_tile, item = threadIdx.x % per_tile;
   const std::uint64_t wanted = (std::uint64_t{blockIdx.x} << tpg) + sub;
-  TileRound<W, V> tile;
+  TileRound<W, V, In, Out> tile;
   tile.shape = shape;
-  tile.global = data;
+  tile.source = source;
+  tile.target = target;
   tile.active = wanted < tiles;
   tile.tile_vec = shape.tile_base(tile.active ? wanted : tiles - 1) >> shape.logv;
   tile.shared = reinterpret_cast<Vec<W, V>*>(raw) + (std::size_t{sub} << (shape.t + shape.gc));

@@ -39,9 +39,9 @@ void reject_non_finite(const Array& array, std::string_view source) {
   std::visit(
       [&](const auto& values) {
         using T = typename std::decay_t<decltype(values)>::value_type;
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (!std::is_integral_v<T>) {
           for (std::size_t i = 0; i < values.size(); ++i) {
-            if (!std::isfinite(values[i])) {
+            if (!std::isfinite(static_cast<double>(values[i]))) {
               fail(ErrorCode::invalid_argument, source,
                    element_place(array, i) + ": non-finite value '" + format_value(values[i]) +
                        "': NaN and infinities are not accepted");
@@ -69,12 +69,14 @@ DType Array::dtype() const noexcept {
 
 namespace {
 
-// Whether `value` survives the trip to `To` unchanged (floats rounding to float32 excepted).
-template <Element To, Element From>
+// Whether `value` survives the trip to `To` unchanged (floats rounding to a narrower float excepted).
+template <TransformElement To, TransformElement From>
 bool representable(From value) {
-  if constexpr (std::is_floating_point_v<To>) {
-    // Rounding is the point of narrowing to float; only a finite value turning infinite is lost.
-    return !std::isfinite(value) || std::isfinite(static_cast<To>(value));
+  if constexpr (HalfFloat<From>) {
+    return representable<To>(static_cast<float>(value));  // exact
+  } else if constexpr (!std::is_integral_v<To>) {
+    // Rounding is the point of narrowing to a float; only a finite value turning infinite is lost.
+    return !std::isfinite(value) || std::isfinite(static_cast<double>(static_cast<To>(value)));
   } else if constexpr (std::is_floating_point_v<From>) {
     // -2^(bits-1) and 2^(bits-1) are exact in double; the comparison must not round To's max.
     constexpr double limit = -static_cast<double>(std::numeric_limits<To>::min());
@@ -84,22 +86,22 @@ bool representable(From value) {
   }
 }
 
-template <Element To, Element From>
+template <TransformElement To, TransformElement From>
 std::string why_not(From value) {
   // A float is shown as the double it equals: its shortest float form can look in range
   // (2^31 prints as "2147483600").
-  const std::string text =
-      "'" + detail::format_value(std::conditional_t<std::is_same_v<From, float>, double, From>(value)) + "'";
+  using Shown = std::conditional_t<std::is_integral_v<From>, From, double>;
+  const std::string text = "'" + detail::format_value(static_cast<Shown>(value)) + "'";
   const std::string to = std::string(to_string(dtype_of<To>));
-  if constexpr (std::is_floating_point_v<To>) {
+  if constexpr (!std::is_integral_v<To>) {
     return text + " overflows " + to;
-  } else if constexpr (std::is_floating_point_v<From>) {
-    if (std::trunc(value) != value) return text + " is not an integer";
+  } else if constexpr (!std::is_integral_v<From>) {
+    if (std::trunc(static_cast<double>(value)) != static_cast<double>(value)) return text + " is not an integer";
   }
   return text + " is out of the " + to + " range";
 }
 
-template <Element To, Element From>
+template <TransformElement To, TransformElement From>
 std::vector<To> convert_values(const Array& array, const std::vector<From>& values, std::string_view source) {
   std::vector<To> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {

@@ -21,7 +21,7 @@ namespace fastconv::io {
 /// A 1-D array or a 2-D batch of `rows` rows of `cols` elements, row-major.
 struct Array {
   using Storage = std::variant<std::vector<float>, std::vector<double>, std::vector<std::int32_t>,
-                               std::vector<std::int64_t>>;
+                               std::vector<std::int64_t>, std::vector<float16>, std::vector<bfloat16>>;
   std::size_t rows = 1;
   std::size_t cols = 0;
   bool two_d = false;  ///< the source was 2-D (kept by writers); a 1-D array has rows == 1
@@ -60,8 +60,8 @@ Format format_of(const std::filesystem::path& path);
 /// otherwise float64. NaN and infinities are rejected. `source` names the input in messages.
 Array read_text(std::istream& in, std::string_view source);
 
-/// Reads a .npy file (format versions 1, 2 and 3; little-endian <f4, <f8, <i4, <i8; C order;
-/// 1-D or 2-D). The header's claimed size is checked against the file size before anything
+/// Reads a .npy file (format versions 1, 2 and 3; little-endian <f4, <f8, <i4, <i8, <f2
+/// (float16); C order; 1-D or 2-D). The header's claimed size is checked against the file size before anything
 /// is allocated. NaN and infinities are rejected.
 Array read_npy(const std::filesystem::path& path);
 
@@ -73,19 +73,22 @@ Array read_raw(const std::filesystem::path& path, DType dtype);
 Array read_file(const std::filesystem::path& path, std::optional<DType> raw_dtype);
 
 /// Writes one row per line, values separated by single spaces; integers without a decimal
-/// point, floating-point values in the shortest form that reads back to the same value.
+/// point, floating-point values in the shortest form that reads back to the same value
+/// (float16 and bfloat16: the float they equal, in its shortest form).
 void write_text(std::ostream& out, const Array& array);
 
 /// Writes `array` to `path` in the format its extension names (.npy keeps 1-D/2-D shape;
-/// raw writes the values only). The data goes to a temporary file in the same directory
+/// raw writes the values only). bfloat16 has no NumPy dtype: writing it to .npy is an
+/// invalid_argument Error (use text, raw, or float32). The data goes to a temporary file in the same directory
 /// that is renamed over `path` only once complete: a failure leaves no new file and
 /// never touches an existing one.
 void write_file(const std::filesystem::path& path, const Array& array);
 
 /// Converts `array` to `to`. Integer -> float is always allowed (int64 values beyond 2^53
-/// round); float -> integer requires every value to be integral and in range, int64 -> int32
-/// requires every value in range; otherwise an invalid_argument Error naming the first
-/// offending element and `source`.
+/// round), as is rounding to a narrower float as long as no finite value becomes infinite
+/// (to float16 and bfloat16: rounded once, to nearest even); float -> integer requires every
+/// value to be integral and in range, int64 -> int32 requires every value in range; otherwise
+/// an invalid_argument Error naming the first offending element and `source`.
 Array convert(const Array& array, DType to, std::string_view source);
 
 }  // namespace fastconv::io

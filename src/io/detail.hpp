@@ -23,22 +23,28 @@ namespace fastconv::io::detail {
 std::string element_place(const Array& array, std::size_t index);
 
 /// Appends the shortest text that reads back as `value` ("0.1", "1", "-3"); a float is
-/// written as the shortest float, not the shortest double, so 0.1f prints as "0.1".
-template <Element T>
+/// written as the shortest float, not the shortest double, so 0.1f prints as "0.1". A 16-bit
+/// float is written as the float it equals (float16 0.1 prints as "0.099975586": the value
+/// stored), which reads back to the same 16-bit value.
+template <TransformElement T>
 void append_value(std::string& out, T value) {
-  std::array<char, 32> buffer{};
-  char* const first = buffer.data();
-  char* const last = first + buffer.size();
-  auto result = std::to_chars(first, last, value);
-  if constexpr (std::is_floating_point_v<T>) {
-    // The plain form prints 2^70 as 1180591620717411303424, which would read back as an
-    // out-of-range integer; the scientific form keeps such a value recognisably a float.
-    if (std::abs(value) >= T(0x1p63)) result = std::to_chars(first, last, value, std::chars_format::scientific);
+  if constexpr (HalfFloat<T>) {
+    append_value(out, static_cast<float>(value));
+  } else {
+    std::array<char, 32> buffer{};
+    char* const first = buffer.data();
+    char* const last = first + buffer.size();
+    auto result = std::to_chars(first, last, value);
+    if constexpr (std::is_floating_point_v<T>) {
+      // The plain form prints 2^70 as 1180591620717411303424, which would read back as an
+      // out-of-range integer; the scientific form keeps such a value recognisably a float.
+      if (std::abs(value) >= T(0x1p63)) result = std::to_chars(first, last, value, std::chars_format::scientific);
+    }
+    out.append(first, result.ptr);
   }
-  out.append(first, result.ptr);
 }
 
-template <Element T>
+template <TransformElement T>
 std::string format_value(T value) {
   std::string text;
   append_value(text, value);
@@ -52,6 +58,8 @@ decltype(auto) with_element(DType dtype, F&& f) {
     case DType::float32: return f(float{});
     case DType::float64: return f(double{});
     case DType::int32: return f(std::int32_t{});
+    case DType::float16: return f(float16{});
+    case DType::bfloat16: return f(bfloat16{});
     case DType::int64: break;
   }
   return f(std::int64_t{});

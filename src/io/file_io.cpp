@@ -31,7 +31,7 @@ Array read_file(const std::filesystem::path& path, std::optional<DType> raw_dtyp
     case Format::raw:
       if (!raw_dtype) {
         detail::fail(ErrorCode::invalid_argument, path.string(),
-                     "a raw file does not record its element type: name one (float32, float64, int32 or int64)");
+                     "a raw file does not record its element type: name one (float32, float64, int32, int64, float16 or bfloat16)");
       }
       return read_raw(path, *raw_dtype);
     case Format::text: break;
@@ -44,6 +44,10 @@ Array read_file(const std::filesystem::path& path, std::optional<DType> raw_dtyp
 void write_file(const std::filesystem::path& path, const Array& array) {
   const Format format = format_of(path);
   detail::require_consistent(array, path.string());
+  if (format == Format::npy && array.dtype() == DType::bfloat16)
+    detail::fail(ErrorCode::invalid_argument, path.string(),
+                 "bfloat16 has no NumPy dtype, so it cannot be written to .npy: write text or raw (.bin), or "
+                 "convert to float32");
   detail::AtomicFile file(path);
   switch (format) {
     case Format::text: detail::write_text_chunks(array, [&](std::string_view text) { file.write(text); }); break;

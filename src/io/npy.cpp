@@ -14,11 +14,13 @@ namespace {
 constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::size_t kPreambleSize = kMagic.size() + 2;  // magic, major and minor version
 
-constexpr std::array<std::pair<std::string_view, DType>, 4> kDescrs{{
+// bfloat16 has no NumPy dtype (ml_dtypes' is not in NumPy's format): it is not stored in .npy.
+constexpr std::array<std::pair<std::string_view, DType>, 5> kDescrs{{
     {"<f4", DType::float32},
     {"<f8", DType::float64},
     {"<i4", DType::int32},
     {"<i8", DType::int64},
+    {"<f2", DType::float16},
 }};
 
 struct NpyHeader {
@@ -165,7 +167,7 @@ DType parse_descr(const std::string& descr, std::string_view source) {
     if (descr == name) return dtype;
   }
   detail::fail(ErrorCode::io, source,
-               "unsupported dtype '" + descr + "': only little-endian <f4, <f8, <i4, <i8 are read");
+               "unsupported dtype '" + descr + "': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
 }
 
 std::string_view descr_of(DType dtype) {

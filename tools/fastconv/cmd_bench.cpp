@@ -77,7 +77,8 @@ std::vector<DType> parse_dtypes(const std::vector<std::string>& names) {
   for (const auto& name : names) {
     const auto d = parse_dtype(name);
     if (!d)
-      usage_error("--dtype: unknown type '" + name + "': use float32, float64, int32 or int64 (or a comma-separated list)");
+      usage_error("--dtype: unknown type '" + name +
+                  "': use float32, float64, int32, int64, float16 or bfloat16 (or a comma-separated list)");
     if (std::find(dtypes.begin(), dtypes.end(), *d) == dtypes.end()) dtypes.push_back(*d);
   }
   return dtypes;
@@ -228,12 +229,10 @@ int run_bench(const BenchArgs& args) {
   std::mt19937_64 rng(2011);
   for (const DType dtype : dtypes) {
     for (int log2n = range.first; log2n <= range.last; ++log2n) {
-      with_type(dtype, [&]<class T>() {
-        if (args.kind == Kind::wht)
-          bench_wht<T>(ctx, log2n, rng);
-        else
-          bench_dyadic<T>(ctx, log2n, rng);
-      });
+      if (args.kind == Kind::wht)
+        with_transform_type(dtype, [&]<class T>() { bench_wht<T>(ctx, log2n, rng); });
+      else
+        with_type(dtype, [&]<class T>() { bench_dyadic<T>(ctx, log2n, rng); });
     }
   }
   if (std::ferror(stdout)) throw Error(ErrorCode::io, "<stdout>: write failed");
@@ -242,7 +241,8 @@ int run_bench(const BenchArgs& args) {
 
 void add_options(CLI::App* cmd, const std::shared_ptr<BenchArgs>& args) {
   cmd->add_option("--dtype", args->dtypes,
-                  "Element types to time: float32, float64, int32, int64; repeat the option or give a "
+                  "Element types to time: float32, float64, int32, int64 (wht also float16, bfloat16); repeat "
+                  "the option or give a "
                   "comma-separated list (default: float32)")
       ->delimiter(',')
       ->expected(1)

@@ -37,7 +37,7 @@ int run_wht(const WhtArgs& args) {
   io::Array array = read_input(args.input, wanted);
   if (wanted) array = to_dtype(array, *wanted, args.input);
   const int log2n = log2_exact(array.cols, display_name(args.input) + ": each row");
-  with_type(array.dtype(), [&]<class T>() {
+  with_transform_type(array.dtype(), [&]<class T>() {
     auto& values = array.values<T>();
     WhtPlan<T>(log2n, options, backend).execute(std::span<T>(values), array.rows, array.cols);
   });
@@ -57,7 +57,8 @@ void add_wht_command(CLI::App& app, Action& action) {
       "  fastconv wht --order sequency --normalize orthonormal x.npy y.npy\n"
       "  fastconv wht --inverse spectrum.txt            (inverse = forward / N)\n"
       "Formats follow the extension: .txt/.csv/.tsv/.dat text, .npy NumPy, .bin/.raw raw (needs --dtype).\n"
-      "Integer input gives exact integer output; a result that does not fit is an error.");
+      "Integer input gives exact integer output; a result that does not fit is an error.\n"
+      "--dtype float16 or bfloat16 stores 16-bit values and computes in float: each result is rounded once.");
   cmd->add_option("INPUT", args->input, "Input file, or - for standard input (text) [default: -]");
   cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
   cmd->add_option("--order", args->order, "Output order: hadamard (natural, default), sequency (Walsh), paley (dyadic)");

@@ -54,7 +54,8 @@ void ComputeOptions::add_backend_options(CLI::App& command) {
 void ComputeOptions::add_to(CLI::App& command) {
   add_backend_options(command);
   command.add_option("--dtype", dtype,
-                     "Element type to compute in: float32, float64, int32, int64 (default: the input's; "
+                     "Element type to compute in: float32, float64, int32, int64; for wht also float16 (f2, half) "
+                     "and bfloat16 (bf16), stored in 16 bits and computed in float (default: the input's; "
                      "text input is int64 if every value is an integer, else float64; required for raw files)");
 }
 
@@ -63,7 +64,7 @@ Backend ComputeOptions::make_backend() const { return Backend::from_name(backend
 std::optional<DType> ComputeOptions::requested_dtype() const {
   if (dtype.empty()) return std::nullopt;
   if (const auto d = parse_dtype(dtype)) return d;
-  usage_error("--dtype: unknown type '" + dtype + "': use float32, float64, int32 or int64");
+  usage_error("--dtype: unknown type '" + dtype + "': use float32, float64, int32, int64, float16 or bfloat16");
 }
 
 std::string json_string(std::string_view s) {
@@ -88,7 +89,7 @@ std::string display_name(const std::string& path) { return path == "-" ? "<stdin
 io::Array read_input(const std::string& path, std::optional<DType> dtype) {
   if (path == "-") return io::read_text(std::cin, "<stdin>");
   if (!dtype && io::format_of(path) == io::Format::raw)
-    usage_error(path + ": a raw file does not record its element type: give --dtype float32, float64, int32 or int64");
+    usage_error(path + ": a raw file does not record its element type: give --dtype float32, float64, int32, int64, float16 or bfloat16");
   return io::read_file(path, dtype);
 }
 

@@ -45,7 +45,11 @@ std::string json_string(std::string_view s);
 /// "<stdin>" for "-", else the path.
 std::string display_name(const std::string& path);
 
-/// Runs `body` on the C++ element type that `dtype` names.
+/// Throws an invalid_argument Error with `message`.
+[[noreturn]] void usage_error(const std::string& message);
+
+/// Runs `body` on the C++ Element type that `dtype` names. float16 and bfloat16 are an
+/// invalid_argument Error: only the WHT takes them (with_transform_type).
 template <class Body>
 decltype(auto) with_type(DType dtype, Body&& body) {
   switch (dtype) {
@@ -53,15 +57,25 @@ decltype(auto) with_type(DType dtype, Body&& body) {
     case DType::float64: return body.template operator()<double>();
     case DType::int32: return body.template operator()<std::int32_t>();
     case DType::int64: return body.template operator()<std::int64_t>();
+    case DType::float16:
+    case DType::bfloat16: break;
   }
-  return body.template operator()<double>();
+  usage_error(std::string(to_string(dtype)) +
+              " is a storage type of the WHT only (computed in float): use --dtype float32 here");
+}
+
+/// Runs `body` on the C++ TransformElement type that `dtype` names (the WHT's types).
+template <class Body>
+decltype(auto) with_transform_type(DType dtype, Body&& body) {
+  switch (dtype) {
+    case DType::float16: return body.template operator()<float16>();
+    case DType::bfloat16: return body.template operator()<bfloat16>();
+    default: return with_type(dtype, std::forward<Body>(body));
+  }
 }
 
 /// A CLI11 check that an option's value is a whole number no smaller than `min`.
 CLI::Validator whole_number_at_least(long long min);
-
-/// Throws an invalid_argument Error with `message`.
-[[noreturn]] void usage_error(const std::string& message);
 
 void add_wht_command(CLI::App& app, Action& action);
 void add_dyadic_command(CLI::App& app, Action& action);
