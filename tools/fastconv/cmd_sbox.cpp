@@ -72,9 +72,10 @@ int run_sbox(const SBoxArgs& args) {
   const SBox s(read_lookup_table(args.lut), args.m);
   switch (args.op) {
     case Op::analyze: {
-      ProgressBar bar;
-      AnalysisOptions options{backend, [&bar](std::string_view stage, double done) { bar.update(stage, done); }};
-      const SBoxSummary summary = s.summary(options);
+      const SBoxSummary summary = [&] {
+        ProgressBar bar;  // erased before the results are printed
+        return s.summary({backend, [&bar](std::string_view stage, double done) { bar.update(stage, done); }});
+      }();
       if (args.json) std::cout << summary_json(summary).dump() << '\n';
       else print_summary(summary);
       break;
