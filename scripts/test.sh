@@ -3,21 +3,22 @@
 #   1. the GoogleTest suite (library, I/O, CLI) on the Release build;
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. `cmake --install`, then a separate project that uses find_package(fastconv) and one
-#      built with pkg-config, against the installed tree.
+#      built with pkg-config, against the installed tree;
+#   4. the Python package: `pip install .` into a virtual environment under build/, then pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-echo "== 1/3 Release build and tests"
+echo "== 1/4 Release build and tests"
 bash scripts/setup.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== 2/3 AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+echo "== 2/4 AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)
 bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFASTCONV_SANITIZE=ON -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
-echo "== 3/3 Install, then consume with find_package and with pkg-config"
+echo "== 3/4 Install, then consume with find_package and with pkg-config"
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix" >/dev/null
@@ -29,4 +30,14 @@ cmake --build "$prefix/consumer-build"
 g++ -o "$prefix/consumer-pc" tests/consumer/main.cpp \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fastconv) -Wl,-rpath,"$prefix/lib"
 "$prefix/consumer-pc"
+
+echo "== 4/4 Python package: pip install . into build/venv, then pytest"
+# Nothing global is touched: the build tools, NumPy, pytest and SciPy (the tests' reference)
+# go into the virtual environment. No build isolation, so that build/python is reused.
+python3 -m venv build/venv
+build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy
+CMAKE_BUILD_PARALLEL_LEVEL="$jobs" build/venv/bin/python -m pip install -q --no-build-isolation -C build-dir=build/python .
+# Run from outside the source tree so that the installed package is the one imported. pytest
+# exits 5 when it collects no test: that fails this script like any other failure.
+(cd build && venv/bin/python -m pytest -q ../tests/python)
 echo "== all tests passed"

@@ -1,0 +1,643 @@
+// fastconv._fastconv — the nanobind bindings of the C++ API. The Python-facing conveniences
+// (dtype coercion, axis handling, out=) live in python/fastconv/__init__.py; the functions
+// here take C-contiguous NumPy/DLPack arrays of exactly the element type they name, so the
+// data reach the C++ library without a copy, and release the GIL while it computes.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fastconv/fastconv.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+// NumPy's float16 is IEEE binary16, the layout of fastconv::float16.
+namespace nanobind::detail {
+template <>
+struct dtype_traits<fastconv::float16> {
+  static constexpr dlpack::dtype value{static_cast<std::uint8_t>(dlpack::dtype_code::Float), 16, 1};
+  static constexpr auto name = const_name("float16");
+};
+}  // namespace nanobind::detail
+
+namespace {
+
+using fastconv::Backend;
+using fastconv::BooleanFunction;
+using fastconv::Error;
+using fastconv::ErrorCode;
+using fastconv::SBox;
+
+template <class T>
+using Rows = nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+template <class T>
+using Vector = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// Where a computation runs: a backend name ("auto", "reference", "cpu", "opencl", "cuda") or a Backend.
+using BackendArg = std::variant<Backend, std::string>;
+
+Backend to_backend(const BackendArg& arg) {
+  if (const auto* backend = std::get_if<Backend>(&arg)) return *backend;
+  return Backend::from_name(std::get<std::string>(arg));
+}
+
+/// A new NumPy array that owns `values` (moved, not copied).
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_list<std::size_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T>(owned->data(), shape, owner);
+}
+
+template <class T>
+nb::ndarray<nb::numpy, T> table_to_numpy(fastconv::Table<T>&& table) {
+  const std::size_t rows = table.rows, cols = table.cols;
+  return to_numpy(std::move(table.values), {rows, cols});
+}
+
+nb::dict histogram_dict(const fastconv::Histogram& histogram) {
+  nb::dict d;
+  for (const auto& [value, count] : histogram) d[nb::int_(value)] = nb::int_(count);
+  return d;
+}
+
+template <class T>
+std::span<const T> span_of(const Vector<T>& a) {
+  return {a.data(), a.shape(0)};
+}
+
+// --- WHT and dyadic operations ---------------------------------------------------------------
+
+template <class T>
+void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, const BackendArg& backend) {
+  const auto parsed_order = fastconv::parse_order(order);
+  if (!parsed_order)
+    throw Error(ErrorCode::invalid_argument,
+                "unknown order '" + std::string(order) + "': use hadamard, sequency or paley");
+  const auto parsed_normalization = fastconv::parse_normalization(normalize);
+  if (!parsed_normalization)
+    throw Error(ErrorCode::invalid_argument,
+                "unknown normalization '" + std::string(normalize) + "': use none, orthonormal or inverse");
+  const Backend b = to_backend(backend);
+  const std::size_t rows = data.shape(0), length = data.shape(1);
+  const std::span<T> span(data.data(), rows * length);
+  nb::gil_scoped_release release;
+  fastconv::wht(span, rows, length, length, {*parsed_order, *parsed_normalization}, b);
+}
+
+template <class T>
+nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, const BackendArg& backend) {
+  const Backend b = to_backend(backend);
+  std::vector<T> out;
+  {
+    nb::gil_scoped_release release;
+    out = fastconv::convolve(span_of(f), span_of(g), b);
+  }
+  const std::size_t n = out.size();
+  return to_numpy(std::move(out), {n});
+}
+
+template <class T>
+nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, const BackendArg& backend) {
+  const Backend b = to_backend(backend);
+  std::vector<T> out;
+  {
+    nb::gil_scoped_release release;
+    out = fastconv::autocorrelate(span_of(f), b);
+  }
+  const std::size_t n = out.size();
+  return to_numpy(std::move(out), {n});
+}
+
+template <class T>
+nb::ndarray<nb::numpy, T> deconvolve(Vector<T> y, Vector<T> h, const BackendArg& backend) {
+  const Backend b = to_backend(backend);
+  std::vector<T> out;
+  {
+    nb::gil_scoped_release release;
+    out = fastconv::deconvolve(span_of(y), span_of(h), b);
+  }
+  const std::size_t n = out.size();
+  return to_numpy(std::move(out), {n});
+}
+
+template <class T>
+void bind_dyadic(nb::module_& m, const char* suffix) {
+  using namespace std::string_literals;
+  m.def(("_wht_"s + suffix).c_str(), &wht_rows<T>, "data"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a,
+        "Transforms each row of a C-contiguous 2-D array in place.");
+  if constexpr (fastconv::Element<T>) {
+    m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "backend"_a);
+    m.def(("_autocorrelate_"s + suffix).c_str(), &autocorrelate<T>, "f"_a.noconvert(), "backend"_a);
+    m.def(("_deconvolve_"s + suffix).c_str(), &deconvolve<T>, "y"_a.noconvert(), "h"_a.noconvert(), "backend"_a);
+    using System = fastconv::DyadicSystem<T>;
+    nb::class_<System>(m, ("_DyadicSystem_"s + suffix).c_str())
+        .def(
+            "__init__",
+            [](System* self, Vector<T> h, const BackendArg& backend) {
+              const Backend b = to_backend(backend);
+              nb::gil_scoped_release release;
+              new (self) System(span_of(h), b);
+            },
+            "h"_a.noconvert(), "backend"_a)
+        .def(
+            "apply",
+            [](const System& self, Vector<T> x) {
+              std::vector<T> out;
+              {
+                nb::gil_scoped_release release;
+                out = self.apply(span_of(x));
+              }
+              const std::size_t n = out.size();
+              return to_numpy(std::move(out), {n});
+            },
+            "x"_a.noconvert())
+        .def("__len__", &System::size);
+  }
+}
+
+// --- Boolean functions -----------------------------------------------------------------------
+
+/// Values of an integer sequence or array, each checked to lie in [0, max]; `what` names them in errors.
+template <class Wide>
+std::vector<Wide> checked_values(nb::handle values, const char* what, std::uint64_t max) {
+  nb::module_ np = nb::module_::import_("numpy");
+  nb::object array = np.attr("asarray")(values);
+  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  if (kind != "b" && kind != "i" && kind != "u")
+    throw Error(ErrorCode::invalid_argument, std::string(what) + " holds integers, not values of dtype " +
+                                                 nb::cast<std::string>(nb::str(array.attr("dtype"))));
+  if (nb::cast<int>(array.attr("ndim")) != 1)
+    throw Error(ErrorCode::invalid_argument, std::string(what) + " is one-dimensional");
+  // Unsigned arrays are read as uint64 and the rest as int64: every value keeps its sign and size.
+  const auto check = [&]<class W>(std::type_identity<W>) {
+    const auto wide = nb::cast<Vector<W>>(np.attr("ascontiguousarray")(
+        array.attr("astype")(kind == "u" ? "uint64" : "int64")));
+    std::vector<Wide> out(wide.shape(0));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const W v = wide.data()[i];
+      if (std::cmp_less(v, 0) || std::cmp_greater(v, max))
+        throw Error(ErrorCode::invalid_argument, std::string(what) + ": value " + std::to_string(i) + " is " +
+                                                     std::to_string(v) + ", outside [0, " + std::to_string(max) + "]");
+      out[i] = static_cast<Wide>(v);
+    }
+    return out;
+  };
+  if (kind == "u") return check(std::type_identity<std::uint64_t>{});
+  return check(std::type_identity<std::int64_t>{});
+}
+
+/// 0/1 values from any integer or bool sequence or array (an Error names the first other value).
+std::vector<std::uint8_t> bits_of(nb::handle values) {
+  return checked_values<std::uint8_t>(values, "a truth table", 1);
+}
+
+BooleanFunction boolean_from(nb::handle table, std::optional<int> n) {
+  if (nb::isinstance<nb::str>(table)) return BooleanFunction::from_hex(nb::cast<std::string>(table), n);
+  BooleanFunction f = BooleanFunction::from_values(bits_of(table));
+  if (n && *n != f.num_variables())
+    throw Error(ErrorCode::invalid_argument, "the truth table has " + std::to_string(f.size()) +
+                                                 " values, not 2^" + std::to_string(*n));
+  return f;
+}
+
+nb::dict boolean_summary(const BooleanFunction& f, const BackendArg& backend) {
+  const Backend b = to_backend(backend);
+  fastconv::BooleanSummary s;
+  {
+    nb::gil_scoped_release release;
+    s = fastconv::summarize(f, b);
+  }
+  // The keys and values of `fastconv boolean analyze --json`.
+  nb::dict d;
+  d["n"] = s.n;
+  d["weight"] = s.weight;
+  d["balanced"] = s.balanced;
+  d["nonlinearity"] = s.nonlinearity;
+  d["linearity"] = s.linearity;
+  d["absolute_indicator"] = s.absolute_indicator;
+  d["sum_of_squares_indicator"] = s.sum_of_squares_indicator;
+  d["algebraic_degree"] = s.algebraic_degree;
+  d["correlation_immunity"] = s.correlation_immunity;
+  d["resiliency"] = s.resiliency;
+  d["is_bent"] = s.is_bent;
+  d["is_plateaued"] = s.plateau_amplitude.has_value();
+  return d;
+}
+
+nb::ndarray<nb::numpy, std::uint8_t> truth_table(const BooleanFunction& f) {
+  std::vector<std::uint8_t> bits(f.size());
+  for (std::uint64_t x = 0; x < f.size(); ++x) bits[x] = f(x);
+  const std::size_t n = bits.size();
+  return to_numpy(std::move(bits), {n});
+}
+
+void bind_boolean(nb::module_& m) {
+  nb::class_<BooleanFunction>(m, "BooleanFunction",
+                              "A Boolean function of n <= 32 variables, given by its truth table f(0 ... 2^n-1).\n\n"
+                              "BooleanFunction(\"0113077C165E76A8\") reads a hex truth table (SageMath's convention: "
+                              "the integer sum f(x)*2^x, most-significant digit first); BooleanFunction([0, 1, 1, 0]) "
+                              "takes the values themselves. Immutable.")
+      .def(
+          "__init__", [](BooleanFunction* self, nb::handle table, std::optional<int> n) {
+            new (self) BooleanFunction(boolean_from(table, n));
+          },
+          "truth_table"_a, "n"_a = nb::none(),
+          "From a hex string (n from its length unless given) or a sequence/array of 0/1 values.")
+      .def_static("from_hex", &BooleanFunction::from_hex, "hex"_a, "n"_a = nb::none(),
+                  "From a hex truth table (\"0x\" optional).")
+      .def_static(
+          "from_values", [](nb::handle values) { return BooleanFunction::from_values(bits_of(values)); },
+          "values"_a, "From 2^n values, each 0 or 1.")
+      .def_static(
+          "from_file", [](const std::filesystem::path& path) { return BooleanFunction::from_file(path); }, "path"_a,
+          "From a file with a 0x-prefixed hex truth table or 0/1 values.")
+      .def_static(
+          "zero", [](int n) { return BooleanFunction(n); }, "n"_a, "The zero function of n variables.")
+      .def_prop_ro("num_variables", &BooleanFunction::num_variables, "n, the number of variables.")
+      .def("__len__", &BooleanFunction::size, "2^n, the number of points.")
+      .def(
+          "__call__",
+          [](const BooleanFunction& f, std::uint64_t x) {
+            if (x >= f.size())
+              throw Error(ErrorCode::invalid_argument, "point " + std::to_string(x) + " is outside [0, 2^" +
+                                                           std::to_string(f.num_variables()) + ")");
+            return static_cast<int>(f(x));
+          },
+          "x"_a, "f(x), 0 or 1.")
+      .def("truth_table", &truth_table, "The values f(0 ... 2^n-1) as a uint8 array.")
+      .def("to_hex", &BooleanFunction::to_hex, "The hex truth table, without a prefix.")
+      .def("__eq__", [](const BooleanFunction& a, const BooleanFunction& b) { return a == b; }, nb::is_operator())
+      .def("__repr__",
+           [](const BooleanFunction& f) { return "BooleanFunction(\"" + f.to_hex() + "\", n=" +
+                                                 std::to_string(f.num_variables()) + ")"; })
+      .def_prop_ro("weight", &BooleanFunction::weight, "Hamming weight: the number of x with f(x) = 1.")
+      .def_prop_ro("is_balanced", &BooleanFunction::is_balanced)
+      .def(
+          "walsh_spectrum",
+          [](const BooleanFunction& f, const BackendArg& backend) {
+            const Backend b = to_backend(backend);
+            std::vector<std::int64_t> w;
+            {
+              nb::gil_scoped_release release;
+              w = f.walsh_spectrum(b);
+            }
+            const std::size_t n = w.size();
+            return to_numpy(std::move(w), {n});
+          },
+          "backend"_a = "auto", "W_f(a) = sum_x (-1)^(f(x) xor a.x) for a = 0 ... 2^n-1 (int64).")
+      .def(
+          "autocorrelation",
+          [](const BooleanFunction& f, const BackendArg& backend) {
+            const Backend b = to_backend(backend);
+            std::vector<std::int64_t> r;
+            {
+              nb::gil_scoped_release release;
+              r = f.autocorrelation(b);
+            }
+            const std::size_t n = r.size();
+            return to_numpy(std::move(r), {n});
+          },
+          "backend"_a = "auto", "Delta_f(a) = sum_x (-1)^(f(x) xor f(x xor a)) for a = 0 ... 2^n-1 (int64).")
+      .def_prop_ro("linearity", [](const BooleanFunction& f) { return f.linearity(); }, "max |W_f(a)|.")
+      .def_prop_ro("nonlinearity", [](const BooleanFunction& f) { return f.nonlinearity(); },
+                   "2^(n-1) - linearity/2: the distance to the nearest affine function.")
+      .def_prop_ro("is_bent", [](const BooleanFunction& f) { return f.is_bent(); })
+      .def_prop_ro("plateau_amplitude", [](const BooleanFunction& f) { return f.plateau_amplitude(); },
+                   "The common nonzero |W_f(a)| if f is plateaued, else None.")
+      .def_prop_ro("is_plateaued", [](const BooleanFunction& f) { return f.is_plateaued(); })
+      .def_prop_ro("correlation_immunity", [](const BooleanFunction& f) { return f.correlation_immunity(); })
+      .def_prop_ro("resiliency_order", [](const BooleanFunction& f) { return f.resiliency_order(); },
+                   "The correlation immunity if f is balanced, -1 otherwise.")
+      .def_prop_ro("absolute_indicator", [](const BooleanFunction& f) { return f.absolute_indicator(); })
+      .def_prop_ro("sum_of_squares_indicator", [](const BooleanFunction& f) { return f.sum_of_squares_indicator(); })
+      .def("walsh_histogram", [](const BooleanFunction& f) { return histogram_dict(f.walsh_histogram()); },
+           "W_f value -> count.")
+      .def("autocorrelation_histogram",
+           [](const BooleanFunction& f) { return histogram_dict(f.autocorrelation_histogram()); },
+           "Delta_f value -> count.")
+      .def(
+          "linear_structures",
+          [](const BooleanFunction& f) {
+            std::vector<std::pair<std::uint64_t, int>> out;
+            for (const auto& s : f.linear_structures()) out.emplace_back(s.a, s.c ? 1 : 0);
+            return out;
+          },
+          "Every (a, c) with f(x xor a) xor f(x) = c for all x, by increasing a.")
+      .def("algebraic_normal_form", &BooleanFunction::algebraic_normal_form,
+           "The ANF as a BooleanFunction: value u is the coefficient of the monomial prod_{i in u} x_i.")
+      .def_prop_ro("algebraic_degree", &BooleanFunction::algebraic_degree, "-1 for the zero function.")
+      .def_prop_ro(
+          "algebraic_immunity",
+          [](const BooleanFunction& f) {
+            nb::gil_scoped_release release;
+            return f.algebraic_immunity();
+          },
+          "The smallest degree of a nonzero annihilator of f or f xor 1 (n <= 16).")
+      .def("summary", &boolean_summary, "backend"_a = "auto",
+           "The dict `fastconv boolean analyze --json` prints (same keys and values).");
+}
+
+// --- S-boxes ---------------------------------------------------------------------------------
+
+std::vector<std::uint32_t> lut_of(nb::handle values) {
+  return checked_values<std::uint32_t>(values, "an S-box look-up table", 0xffffffffu);
+}
+
+nb::dict sbox_summary(const SBox& s, const BackendArg& backend) {
+  fastconv::AnalysisOptions options{to_backend(backend), {}};
+  fastconv::SBoxSummary x;
+  {
+    nb::gil_scoped_release release;
+    x = s.summary(options);
+  }
+  // The keys and values of `fastconv sbox analyze --json`.
+  nb::dict d;
+  d["n"] = x.n;
+  d["m"] = x.m;
+  d["bijective"] = x.bijective;
+  d["differential_uniformity"] = x.differential_uniformity;
+  d["linearity"] = x.linearity;
+  d["nonlinearity"] = x.nonlinearity;
+  d["algebraic_degree"] = x.max_degree;
+  d["min_algebraic_degree"] = x.min_degree;
+  d["boomerang_uniformity"] = x.boomerang_uniformity ? nb::object(nb::int_(*x.boomerang_uniformity)) : nb::none();
+  d["fixed_points"] = x.fixed_points;
+  d["is_apn"] = x.is_apn;
+  d["differential_branch_number"] = x.differential_branch_number;
+  d["linear_branch_number"] = x.linear_branch_number;
+  return d;
+}
+
+/// A statistic computed without the GIL.
+template <class F>
+auto released(F f) {
+  return [f](const SBox& s) {
+    nb::gil_scoped_release release;
+    return f(s);
+  };
+}
+
+void bind_sbox(nb::module_& m) {
+  nb::class_<SBox>(m, "SBox",
+                   "An S-box S: F_2^n -> F_2^m given by its look-up table S(0 ... 2^n-1) (n <= 24, m <= 32).\n\n"
+                   "Tables (lat, ddt, bct, act) are NumPy arrays of 2^n rows (input mask/difference a) and 2^m "
+                   "columns (b); statistics are properties. Conventions are SageMath's and sboxU's. Immutable.")
+      .def(
+          "__init__", [](SBox* self, nb::handle lut, std::optional<int> m) { new (self) SBox(lut_of(lut), m); },
+          "lut"_a, "m"_a = nb::none(),
+          "From a look-up table of 2^n integers; m = the bit length of the largest value unless given.")
+      .def_static(
+          "named",
+          [](std::string_view name) {
+            auto s = fastconv::named_sbox(name);
+            if (!s) {
+              std::string known;
+              for (auto k : fastconv::named_sbox_names()) known += (known.empty() ? "" : ", ") + std::string(k);
+              throw Error(ErrorCode::invalid_argument, "unknown S-box '" + std::string(name) + "': use " + known);
+            }
+            return *s;
+          },
+          "name"_a, "A well-known S-box: \"aes\" or \"present\".")
+      .def_prop_ro("input_bits", &SBox::input_bits, "n")
+      .def_prop_ro("output_bits", &SBox::output_bits, "m")
+      .def("__len__", &SBox::size)
+      .def(
+          "__call__",
+          [](const SBox& s, std::uint32_t x) {
+            if (x >= s.size())
+              throw Error(ErrorCode::invalid_argument, "input " + std::to_string(x) + " is outside [0, " +
+                                                           std::to_string(s.size()) + ")");
+            return s(x);
+          },
+          "x"_a)
+      .def(
+          "lut",
+          [](const SBox& s) {
+            std::vector<std::uint32_t> v(s.lut().begin(), s.lut().end());
+            const std::size_t n = v.size();
+            return to_numpy(std::move(v), {n});
+          },
+          "The look-up table as a uint32 array.")
+      .def("__eq__", [](const SBox& a, const SBox& b) { return a == b; }, nb::is_operator())
+      .def("__repr__",
+           [](const SBox& s) {
+             std::string out = "SBox([";
+             for (std::size_t x = 0; x < s.size() && x < 16; ++x) out += (x ? ", " : "") + std::to_string(s(x));
+             return out + (s.size() > 16 ? ", ...]" : "]") + ", m=" + std::to_string(s.output_bits()) + ")";
+           })
+      .def(
+          "lat",
+          [](const SBox& s, std::string_view scale, const BackendArg& backend) -> nb::object {
+            const auto parsed = fastconv::parse_lat_scale(scale);
+            if (!parsed)
+              throw Error(ErrorCode::invalid_argument, "unknown LAT scale '" + std::string(scale) +
+                                                           "': use fourier_coefficient, absolute_bias, bias or correlation");
+            const Backend b = to_backend(backend);
+            if (*parsed == fastconv::LatScale::fourier_coefficient) {
+              fastconv::Table<std::int32_t> t;
+              {
+                nb::gil_scoped_release release;
+                t = s.lat(b);
+              }
+              return nb::cast(table_to_numpy(std::move(t)));
+            }
+            fastconv::Table<double> t;
+            {
+              nb::gil_scoped_release release;
+              t = s.lat(*parsed, b);
+            }
+            return nb::cast(table_to_numpy(std::move(t)));
+          },
+          "scale"_a = "fourier_coefficient", "backend"_a = "auto",
+          "LAT[a][b] = sum_x (-1)^(a.x xor b.S(x)) (int32); scale \"absolute_bias\" (LAT/2), \"bias\" "
+          "(LAT/2^(n+1)) or \"correlation\" (LAT/2^n) give float64.")
+      .def(
+          "ddt",
+          [](const SBox& s) {
+            fastconv::Table<std::int32_t> t;
+            {
+              nb::gil_scoped_release release;
+              t = s.ddt();
+            }
+            return table_to_numpy(std::move(t));
+          },
+          "DDT[a][b] = #{x : S(x xor a) xor S(x) = b} (int32).")
+      .def(
+          "bct",
+          [](const SBox& s) {
+            fastconv::Table<std::int32_t> t;
+            {
+              nb::gil_scoped_release release;
+              t = s.bct();
+            }
+            return table_to_numpy(std::move(t));
+          },
+          "The boomerang connectivity table of a permutation (int32).")
+      .def(
+          "act",
+          [](const SBox& s, const BackendArg& backend) {
+            const Backend b = to_backend(backend);
+            fastconv::Table<std::int32_t> t;
+            {
+              nb::gil_scoped_release release;
+              t = s.act(b);
+            }
+            return table_to_numpy(std::move(t));
+          },
+          "backend"_a = "auto", "ACT[a][b] = sum_x (-1)^(b.(S(x) xor S(x xor a))) (int32).")
+      .def_prop_ro("differential_uniformity", released([](const SBox& s) { return s.differential_uniformity(); }),
+                   "max over a != 0 and b of DDT[a][b].")
+      .def_prop_ro("differential_spectrum",
+                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.differential_spectrum(); })(s)); },
+                   "DDT value -> count over a != 0.")
+      .def_prop_ro("is_apn", released([](const SBox& s) { return s.is_apn(); }))
+      .def_prop_ro("linearity", released([](const SBox& s) { return s.linearity(); }), "max over b != 0 of |LAT[a][b]|.")
+      .def_prop_ro("nonlinearity", released([](const SBox& s) { return s.nonlinearity(); }))
+      .def_prop_ro("absolute_walsh_spectrum",
+                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.absolute_walsh_spectrum(); })(s)); },
+                   "|LAT| value -> count over b != 0.")
+      .def_prop_ro("boomerang_uniformity", released([](const SBox& s) { return s.boomerang_uniformity(); }),
+                   "max over a, b != 0 of BCT[a][b] (permutations only).")
+      .def_prop_ro("boomerang_spectrum",
+                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.boomerang_spectrum(); })(s)); })
+      .def_prop_ro("max_degree", released([](const SBox& s) { return s.max_degree(); }),
+                   "The largest algebraic degree of a coordinate (SageMath's max_degree).")
+      .def_prop_ro("min_degree", released([](const SBox& s) { return s.min_degree(); }),
+                   "The smallest algebraic degree of a component b != 0 (SageMath's min_degree).")
+      .def_prop_ro("degree_spectrum",
+                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.degree_spectrum(); })(s)); })
+      .def_prop_ro("differential_branch_number", released([](const SBox& s) { return s.differential_branch_number(); }))
+      .def_prop_ro("linear_branch_number", released([](const SBox& s) { return s.linear_branch_number(); }))
+      .def_prop_ro("is_permutation", &SBox::is_permutation)
+      .def("inverse", &SBox::inverse, "The inverse permutation.")
+      .def("fixed_points", &SBox::fixed_points, "Every x with S(x) = x.")
+      .def("cycle_type", &SBox::cycle_type, "Cycle length -> number of cycles (permutations).")
+      .def("component_function", &SBox::component_function, "b"_a, "x -> b.S(x) as a BooleanFunction.")
+      .def("coordinate_function", &SBox::coordinate_function, "i"_a, "x -> bit i of S(x) as a BooleanFunction.")
+      .def("summary", &sbox_summary, "backend"_a = "auto",
+           "The dict `fastconv sbox analyze --json` prints (same keys and values).");
+}
+
+// --- backends, devices, errors ---------------------------------------------------------------
+
+nb::dict device_dict(const fastconv::Device& d) {
+  nb::dict out;
+  out["backend"] = d.backend;
+  out["id"] = d.id;
+  out["name"] = d.name;
+  out["platform"] = d.platform;
+  out["type"] = d.type;
+  out["version"] = d.version;
+  out["compute_units"] = d.compute_units;
+  out["global_memory_bytes"] = d.global_memory_bytes;
+  out["local_memory_bytes"] = d.local_memory_bytes;
+  out["max_work_group_size"] = d.max_work_group_size;
+  out["fp64"] = d.fp64;
+  return out;
+}
+
+void bind_backend(nb::module_& m) {
+  nb::class_<Backend>(m, "Backend",
+                      "A compute backend: Backend(\"cpu\", threads=2), Backend(\"opencl\", device=\"0:0\"), "
+                      "Backend(\"reference\"). Functions take one, or its name, as `backend=`.")
+      .def(
+          "__init__",
+          [](Backend* self, std::string_view name, int threads, std::string_view variant, std::string_view device) {
+            new (self) Backend(Backend::from_name(name, threads, variant, device));
+          },
+          "name"_a = "auto", "threads"_a = 0, "variant"_a = "", "device"_a = "")
+      .def_prop_ro("name", &Backend::name)
+      .def_prop_ro("variant", &Backend::variant)
+      .def("variants", &Backend::variants, "Every variant this backend offers here, slowest first.")
+      .def("description", &Backend::description)
+      .def("__repr__", [](const Backend& b) {
+        return "Backend(\"" + std::string(b.name()) + "\", variant=\"" + std::string(b.variant()) + "\")";
+      });
+  m.def("backends", &Backend::names, "Backend names this build accepts, \"auto\" first.");
+  m.def("variants", &Backend::variants_of, "name"_a, "The variants backend `name` offers, slowest first.");
+  m.def(
+      "devices",
+      [] {
+        nb::list out;
+        for (const auto& d : fastconv::devices()) out.append(device_dict(d));
+        return out;
+      },
+      "Every device of every device backend (opencl, cuda) in this build, as dicts.");
+}
+
+/// The exception classes (see docs/python.md): Error, and one subclass per ErrorCode.
+struct Exceptions {
+  PyObject* base = nullptr;
+  PyObject* by_code[5] = {};
+};
+Exceptions exceptions;
+
+PyObject* new_exception(nb::module_& m, const char* name, const char* doc, PyObject* bases, const char* code) {
+  const std::string qualified = std::string("fastconv.") + name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+  if (!type) throw nb::python_error();
+  if (code) PyObject_SetAttrString(type, "code", nb::str(code).ptr());
+  m.attr(name) = nb::handle(type);
+  return type;
+}
+
+void bind_errors(nb::module_& m) {
+  exceptions.base = new_exception(m, "Error", "Every error the fastconv library reports; `code` names its kind.",
+                                  PyExc_Exception, nullptr);
+  const auto with = [](PyObject* builtin) {
+    return nb::make_tuple(nb::handle(exceptions.base), nb::handle(builtin));
+  };
+  const auto code = [](ErrorCode c) { return static_cast<int>(c); };
+  exceptions.by_code[code(ErrorCode::invalid_argument)] =
+      new_exception(m, "InvalidArgumentError", "Bad sizes, lengths, options or values.",
+                    with(PyExc_ValueError).ptr(), "invalid_argument");
+  exceptions.by_code[code(ErrorCode::io)] = new_exception(
+      m, "FileError", "A file could not be read or written, or is malformed.", with(PyExc_ValueError).ptr(), "io");
+  exceptions.by_code[code(ErrorCode::unsupported)] =
+      new_exception(m, "UnsupportedError", "A valid request this build, type or backend cannot honour.",
+                    with(PyExc_ValueError).ptr(), "unsupported");
+  exceptions.by_code[code(ErrorCode::overflow)] =
+      new_exception(m, "IntegerOverflowError", "An exact integer result does not fit its type.",
+                    with(PyExc_ValueError).ptr(), "overflow");
+  exceptions.by_code[code(ErrorCode::device)] = new_exception(
+      m, "DeviceError", "A backend or device failed or is missing.", with(PyExc_RuntimeError).ptr(), "device");
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(exceptions.by_code[static_cast<int>(e.code())], e.what());
+    }
+  });
+}
+
+}  // namespace
+
+NB_MODULE(_fastconv, m) {
+  m.doc() = "fastconv's C++ bindings; use the fastconv package, which wraps them.";
+  m.attr("__version__") = std::string(fastconv::version());
+  bind_errors(m);
+  bind_backend(m);
+  bind_dyadic<float>(m, "float32");
+  bind_dyadic<double>(m, "float64");
+  bind_dyadic<std::int32_t>(m, "int32");
+  bind_dyadic<std::int64_t>(m, "int64");
+  bind_dyadic<fastconv::float16>(m, "float16");
+  bind_boolean(m);
+  bind_sbox(m);
+}

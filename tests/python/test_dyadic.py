@@ -1,0 +1,78 @@
+"""Dyadic operations against their O(N^2) definitions in NumPy."""
+
+import numpy as np
+import pytest
+
+import fastconv
+
+
+def convolve_definition(f, g):
+    n = max(len(f), len(g))
+    f = np.pad(np.asarray(f, np.float64), (0, n - len(f)))
+    g = np.pad(np.asarray(g, np.float64), (0, n - len(g)))
+    x = np.arange(n)
+    return np.array([np.sum(f * g[x ^ t]) for t in range(n)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_convolve_float(dtype):
+    rng = np.random.default_rng(1)
+    f, g = rng.standard_normal(64).astype(dtype), rng.standard_normal(64).astype(dtype)
+    c = fastconv.dyadic_convolve(f, g)
+    assert c.dtype == dtype
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(c, convolve_definition(f, g), atol=tol * 64)
+    np.testing.assert_array_equal(fastconv.dyadic_correlate(f, g), c)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_convolve_integers_exact_and_padded(dtype):
+    rng = np.random.default_rng(2)
+    f, g = rng.integers(-100, 100, 128).astype(dtype), rng.integers(-100, 100, 16).astype(dtype)
+    c = fastconv.dyadic_convolve(f, g)
+    assert c.dtype == dtype and len(c) == 128
+    np.testing.assert_array_equal(c, convolve_definition(f, g).astype(np.int64))
+
+
+def test_autocorrelate():
+    f = np.random.default_rng(3).integers(-9, 9, 32)
+    np.testing.assert_array_equal(fastconv.dyadic_autocorrelate(f), convolve_definition(f, f))
+
+
+def test_deconvolve_identifies_the_system():
+    rng = np.random.default_rng(4)
+    h = rng.standard_normal(32)
+    f = rng.standard_normal(32)
+    y = convolve_definition(f, h)
+    np.testing.assert_allclose(fastconv.dyadic_deconvolve(y, h), f, atol=1e-9)
+
+
+def test_deconvolve_singular():
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.dyadic_deconvolve(np.ones(4), np.ones(4))
+
+
+def test_dyadic_system():
+    rng = np.random.default_rng(5)
+    h = rng.integers(-5, 5, 16)
+    system = fastconv.DyadicSystem(h)
+    assert len(system) == 16 and system.dtype == np.int64
+    for _ in range(3):
+        x = rng.integers(-5, 5, 64)
+        np.testing.assert_array_equal(system.apply(x), convolve_definition(x, h))
+    with pytest.raises(fastconv.InvalidArgumentError):
+        system.apply(np.zeros(16))  # float into an integer system
+
+
+def test_mixed_dtypes_promote():
+    c = fastconv.dyadic_convolve(np.ones(4, np.float32), np.ones(4, np.int64))
+    assert c.dtype == np.float64
+
+
+def test_errors():
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.dyadic_convolve(np.ones(3), np.ones(4))
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.dyadic_convolve(np.ones((2, 2)), np.ones(4))
+    with pytest.raises(fastconv.IntegerOverflowError):
+        fastconv.dyadic_convolve(np.full(4, 2**20, np.int32), np.full(4, 2**20, np.int32))

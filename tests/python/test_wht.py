@@ -1,0 +1,200 @@
+"""fastconv.wht against scipy.linalg.hadamard (an independent construction of the matrix)."""
+
+import threading
+
+import numpy as np
+import pytest
+from scipy.linalg import hadamard
+
+import fastconv
+
+
+def sign_changes(row):
+    return int(np.count_nonzero(row[1:] != row[:-1]))
+
+
+def bit_reverse(k, n):
+    return int(format(k, f"0{n}b")[::-1], 2) if n else 0
+
+
+def matrix(n, order):
+    h = hadamard(2**n)
+    if order == "sequency":
+        return h[np.argsort([sign_changes(r) for r in h], kind="stable")]
+    if order == "paley":
+        return h[[bit_reverse(k, n) for k in range(2**n)]]
+    return h
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["hadamard", "sequency", "paley"])
+@pytest.mark.parametrize("n", [0, 1, 3, 7, 10])
+def test_float_matches_matrix(dtype, order, n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(2**n).astype(dtype)
+    y = fastconv.wht(x, order=order)
+    assert y.dtype == dtype and y.shape == x.shape
+    expected = matrix(n, order) @ x.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    np.testing.assert_allclose(y, expected, rtol=tol, atol=tol * np.abs(x).sum())
+
+
+@pytest.mark.parametrize("normalize,scale", [("none", 1.0), ("orthonormal", 2**-4), ("inverse", 2**-8)])
+def test_normalization(normalize, scale):
+    x = np.random.default_rng(1).standard_normal(256)
+    np.testing.assert_allclose(fastconv.wht(x, normalize=normalize), scale * (hadamard(256) @ x), atol=1e-10)
+
+
+def test_inverse_round_trip():
+    x = np.random.default_rng(2).standard_normal(1024)
+    np.testing.assert_allclose(fastconv.wht(fastconv.wht(x), normalize="inverse"), x, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integers_exact(dtype):
+    x = np.random.default_rng(3).integers(-1000, 1000, 512).astype(dtype)
+    y = fastconv.wht(x, order="sequency")
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, matrix(9, "sequency") @ x.astype(np.int64))
+
+
+def test_float16_rounded_once():
+    x = np.random.default_rng(4).standard_normal(64).astype(np.float16)
+    y = fastconv.wht(x)
+    assert y.dtype == np.float16
+    exact = hadamard(64) @ x.astype(np.float64)
+    np.testing.assert_allclose(y.astype(np.float64), exact, rtol=2e-3, atol=1e-3 * np.abs(x.astype(float)).sum())
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2])
+def test_batched_along_any_axis(axis):
+    x = np.random.default_rng(5).standard_normal((4, 8, 16))
+    y = fastconv.wht(x, axis=axis)
+    expected = np.moveaxis(np.moveaxis(x, axis, -1) @ hadamard(x.shape[axis]).T, -1, axis)
+    assert y.shape == x.shape and y.flags.c_contiguous
+    np.testing.assert_allclose(y, expected, atol=1e-10)
+
+
+def test_input_untouched_and_result_new():
+    x = np.arange(8.0)
+    before = x.copy()
+    y = fastconv.wht(x)
+    np.testing.assert_array_equal(x, before)
+    assert not np.shares_memory(x, y)
+
+
+def test_out_in_place_without_copy():
+    x = np.random.default_rng(6).standard_normal((3, 32))
+    expected = x @ hadamard(32).T
+    address = x.ctypes.data
+    y = fastconv.wht(x, out=x)
+    assert y is x and x.ctypes.data == address
+    np.testing.assert_allclose(x, expected, atol=1e-10)
+
+
+def test_out_other_array_and_axis():
+    x = np.random.default_rng(7).standard_normal((16, 2))
+    out = np.empty_like(x)
+    assert fastconv.wht(x, axis=0, out=out) is out
+    np.testing.assert_allclose(out, hadamard(16) @ x, atol=1e-10)
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.wht(x, out=np.empty((16, 2), np.float32))
+
+
+def test_conversions():
+    y = fastconv.wht([1, 2, 3, 4])
+    assert y.dtype == np.int64
+    np.testing.assert_array_equal(y, hadamard(4) @ [1, 2, 3, 4])
+    assert fastconv.wht(np.array([1, 0], np.int8)).dtype == np.int64
+    assert fastconv.wht(np.array([True, False])).dtype == np.int64
+
+
+class DLPackOnly:
+    """A tensor that offers nothing but the DLPack protocol."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_dlpack_input():
+    x = np.random.default_rng(8).standard_normal(16).astype(np.float32)
+    y = fastconv.wht(DLPackOnly(x))
+    assert isinstance(y, np.ndarray)
+    np.testing.assert_allclose(y, hadamard(16) @ x, rtol=1e-5, atol=1e-5)
+
+
+def test_backends_agree():
+    x = np.random.default_rng(9).integers(-50, 50, (5, 256)).astype(np.int64)
+    expected = fastconv.wht(x, backend="reference")
+    np.testing.assert_array_equal(fastconv.wht(x, backend="cpu"), expected)
+    np.testing.assert_array_equal(fastconv.wht(x, backend=fastconv.Backend("cpu", threads=1)), expected)
+
+
+def test_errors():
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.wht(np.zeros(6))
+    with pytest.raises(ValueError):
+        fastconv.wht(np.zeros(6))
+    with pytest.raises(fastconv.InvalidArgumentError, match="order"):
+        fastconv.wht(np.zeros(4), order="fancy")
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.wht(np.zeros(4), backend="no-such-backend")
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.wht(np.zeros(4), axis=1)
+    x = np.full(4, 2**30, np.int32)
+    with pytest.raises(fastconv.IntegerOverflowError) as info:
+        fastconv.wht(x, out=x)
+    assert isinstance(info.value, ValueError) and info.value.code == "overflow"
+    np.testing.assert_array_equal(x, 2**30)  # left untouched
+
+
+def test_empty_batches():
+    assert fastconv.wht(np.zeros((0, 8))).shape == (0, 8)
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.wht(np.zeros((0, 6)))
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.wht(np.zeros(0))
+
+
+def test_non_contiguous_input():
+    x = np.random.default_rng(11).standard_normal((4, 64))[:, ::2]
+    np.testing.assert_allclose(fastconv.wht(x), x @ hadamard(32).T, atol=1e-10)
+
+
+def test_error_classes():
+    for cls in (fastconv.InvalidArgumentError, fastconv.FileError, fastconv.UnsupportedError,
+                fastconv.IntegerOverflowError):
+        assert issubclass(cls, fastconv.Error) and issubclass(cls, ValueError)
+    assert issubclass(fastconv.DeviceError, fastconv.Error) and issubclass(fastconv.DeviceError, RuntimeError)
+
+
+def test_threads():
+    x = np.random.default_rng(10).standard_normal((8, 4096))
+    expected = fastconv.wht(x)
+    results = [None] * 4
+
+    def work(i):
+        results[i] = fastconv.wht(x)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_array_equal(r, expected)
+
+
+def test_backends_and_devices():
+    names = fastconv.backends()
+    assert names[0] == "auto" and "cpu" in names and "reference" in names
+    assert isinstance(fastconv.devices(), list)
+    assert fastconv.Backend("reference").name == "reference"
+    assert "textbook" in fastconv.variants("reference")
+    assert fastconv.__version__ == "0.1.0"
