@@ -72,7 +72,8 @@ void merge_counts(const std::vector<std::uint64_t>& counts, Histogram& histogram
 /// The largest entry and the counts of the entry values 0 … 2^n over the rows one thread
 /// reduced.
 struct RowReduction {
-  explicit RowReduction(int n) : counts((std::size_t{1} << n) + 1) {}
+  // At least 16 counters: take() unpacks its packed counts of the values below 16 for every n.
+  explicit RowReduction(int n) : counts(std::max<std::size_t>((std::size_t{1} << n) + 1, 16)) {}
   std::vector<std::uint64_t> counts;
   std::uint64_t largest = 0;
 
