@@ -13,6 +13,9 @@
 
 namespace fastconv::cli {
 
+/// "yes" or "no".
+inline std::string yes_no(bool value) { return value ? "yes" : "no"; }
+
 /// "-8: 28, 8: 36": a histogram's value: count pairs by increasing value.
 std::string histogram_text(const Histogram& histogram);
 

@@ -21,8 +21,6 @@ struct BooleanArgs {
   ComputeOptions compute;
 };
 
-std::string yes_no(bool value) { return value ? "yes" : "no"; }
-
 nlohmann::ordered_json summary_json(const BooleanSummary& s) {
   return {{"n", s.n},
           {"weight", s.weight},

@@ -39,7 +39,6 @@ nlohmann::ordered_json summary_json(const SBoxSummary& s) {
 }
 
 void print_summary(const SBoxSummary& s) {
-  const auto yes_no = [](bool b) { return std::string(b ? "yes" : "no"); };
   std::vector<std::pair<std::string, std::string>> fields = {
       {"input bits n", std::to_string(s.n)},
       {"output bits m", std::to_string(s.m)},
