@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <memory>
 #include <span>
 #include <vector>
@@ -90,6 +91,50 @@ std::vector<element_t<Y>> deconvolve(const Y& y, const H& h, const Backend& back
 /// A dyadic linear translation-invariant system y = h ⊛ x, built once from its impulse
 /// response h: the spectrum W·h is computed and kept (on the backend's device), so each
 /// apply() costs two transforms instead of three. apply() may run concurrently.
+// --- Arrays in device memory ------------------------------------------------------------------
+// The cuda backend also computes on arrays that already live on its device (a CUDA tensor's
+// data), with no copy through the host. The operations below are the ones above with device
+// pointers: the work is queued on `stream` (a cudaStream_t; nullptr = the legacy default
+// stream) after what is already there, and is complete when the call returns. Floating point
+// only (exact integers check their range on the host); other backends compute on host memory
+// and refuse device arrays (an unsupported Error).
+
+/// `size` elements of T at `data`, a pointer into a device backend's memory.
+template <class T>
+struct DeviceArray {
+  T* data = nullptr;
+  std::size_t size = 0;
+};
+
+namespace detail {
+template <std::floating_point T>
+void convolve_device(DeviceArray<const T> f, DeviceArray<const T> g, DeviceArray<T> out, const Backend& backend,
+                     void* stream);
+template <std::floating_point T>
+void autocorrelate_device(DeviceArray<const T> f, DeviceArray<T> out, const Backend& backend, void* stream);
+template <std::floating_point T>
+void deconvolve_device(DeviceArray<const T> y, DeviceArray<const T> h, DeviceArray<T> out, const Backend& backend,
+                       void* stream);
+}  // namespace detail
+
+/// out = f ⊛ g on the device (out: max(|f|, |g|) elements, distinct from f and g).
+template <std::floating_point T>
+void convolve(DeviceArray<const T> f, DeviceArray<const T> g, DeviceArray<T> out, const Backend& backend,
+              void* stream = nullptr) {
+  detail::convolve_device(f, g, out, backend, stream);
+}
+/// out = f ⋆ f on the device (out: |f| elements; it may be f itself).
+template <std::floating_point T>
+void autocorrelate(DeviceArray<const T> f, DeviceArray<T> out, const Backend& backend, void* stream = nullptr) {
+  detail::autocorrelate_device(f, out, backend, stream);
+}
+/// The f with f ⊛ h = y, on the device (out: max(|y|, |h|) elements, distinct from h).
+template <std::floating_point T>
+void deconvolve(DeviceArray<const T> y, DeviceArray<const T> h, DeviceArray<T> out, const Backend& backend,
+                void* stream = nullptr) {
+  detail::deconvolve_device(y, h, out, backend, stream);
+}
+
 template <Element T>
 class DyadicSystem {
  public:
@@ -102,6 +147,9 @@ class DyadicSystem {
   [[nodiscard]] std::vector<T> apply(std::span<const T> input) const;
   /// The same, into `output` (exactly max(size(), |x|) elements).
   void apply(std::span<const T> input, std::span<T> output) const;
+  /// The same on arrays in the cuda backend's device memory (see DeviceArray below).
+  void apply_device(DeviceArray<const T> input, DeviceArray<T> output, void* stream = nullptr) const
+    requires std::floating_point<T>;
 
   /// Length of the impulse response.
   [[nodiscard]] std::size_t size() const noexcept;

@@ -21,6 +21,7 @@
 // loads and stores the 16-bit values natively, the others convert cache-sized blocks of rows.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -86,6 +87,16 @@ class WhtPlan {
   /// Transforms a batch in place: `rows` rows of size() elements, row r starting at
   /// data[r · row_stride] (row_stride ≥ size()). `data` must cover every row.
   void execute(std::span<T> data, std::size_t rows, std::size_t row_stride) const;
+
+  /// Transforms a batch that lives in the plan's device memory — a CUDA device pointer, e.g. a
+  /// PyTorch or CuPy tensor's data — in place, with no copy through the host: `rows` rows of
+  /// size() elements, row r at device_data + r · row_stride. The work is queued on `stream` (a
+  /// cudaStream_t; nullptr = the legacy default stream) after what is already there, and is
+  /// complete when the call returns. Only on the cuda backend (other backends compute on host
+  /// memory: an unsupported Error), and only for floating-point types (exact integers check
+  /// their range on the host); 16-bit floats need the `fast` variant and size() ≥ 8.
+  void execute_device(T* device_data, std::size_t rows, std::size_t row_stride, void* stream = nullptr) const
+    requires(!std::integral<T>);
 
   [[nodiscard]] int log2n() const noexcept;
   [[nodiscard]] std::size_t size() const noexcept { return std::size_t{1} << log2n(); }

@@ -63,6 +63,11 @@ class WhtKernel {
   /// Transforms `rows` rows of 2^log2n words in place, row r at data + r·stride words,
   /// into the kernel's order, multiplying float results by `scale` (rings: scale is 1).
   virtual void execute(void* data, std::size_t rows, std::size_t stride, double scale) const = 0;
+  /// The same on words in the backend device's own memory (a CUDA device pointer), in place,
+  /// ordered after the work already queued on `stream` (a cudaStream_t; nullptr = the legacy
+  /// default stream) and complete when it returns. Default: an unsupported Error, for kernels
+  /// that compute on host memory.
+  virtual void execute_device(void* data, std::size_t rows, std::size_t stride, double scale, void* stream) const;
 };
 
 /// A transformed operand of a dyadic convolution, kept where the backend computes
@@ -75,6 +80,9 @@ class Spectrum {
   /// front end (zero_threshold()) before a deconvolution, 0 otherwise.
   double zero_threshold = 0;
 };
+
+/// What a DyadicKernel computes from a transformed operand (the values are the CUDA kernels' modes).
+enum class DyadicOp { convolve = 1, autocorrelate = 2, deconvolve = 3 };
 
 /// Dyadic convolution engine for one size (2^log2n) and word type.
 /// Every `x`/`out` holds 2^log2n words; a Spectrum may come from a smaller size 2^m ≤ 2^log2n
@@ -92,6 +100,17 @@ class DyadicKernel {
   /// Floats only: out = scale · W((W·y) ⊘ S); an invalid_argument Error naming the first
   /// index k with |S(k)| ≤ S.zero_threshold.
   virtual void deconvolve(const Spectrum& s, const void* y, void* out, double scale) const = 0;
+
+  // Device backends, on words in their device's own memory (CUDA device pointers), ordered after
+  // the work queued on `stream` (a cudaStream_t; nullptr = the legacy default stream) and
+  // complete on return. Defaults: an unsupported Error, for kernels that compute on the host.
+  /// spectrum() of device words h; `for_deconvolution` also sets its zero_threshold.
+  [[nodiscard]] virtual std::unique_ptr<Spectrum> spectrum_device(const void* h, void* stream,
+                                                                  bool for_deconvolution) const;
+  /// out = `op` of x, the x_words ≤ 2^log2n words of x zero-padded (x may alias out when
+  /// x_words = 2^log2n); `s` is null for autocorrelate.
+  virtual void run_device(DyadicOp op, const Spectrum* s, const void* x, std::size_t x_words, void* out, double scale,
+                          void* stream) const;
 };
 
 /// Spectrum::zero_threshold for the spectrum of h (2^log2n words): 2·n·u·‖h‖₁ for floats,

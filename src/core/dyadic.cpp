@@ -211,6 +211,58 @@ std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Back
   }
 }
 
+// --- device memory (cuda) --------------------------------------------------------------------
+
+/// Device arrays are the cuda backend's; other backends would read them as host memory.
+void require_device_backend(const Backend& backend, std::string_view op) {
+  if (backend.name() != "cuda")
+    throw Error(ErrorCode::unsupported, std::string(op) + " of device arrays runs on the cuda backend, not on " +
+                                            std::string(backend.name()) + " (which computes on host memory)");
+}
+
+template <std::floating_point T>
+void convolve_device(DeviceArray<const T> f, DeviceArray<const T> g, DeviceArray<T> out, const Backend& backend,
+                     void* stream) {
+  require_device_backend(backend, "dyadic convolution");
+  const int log2f = log2_exact(f.size, "convolve: f"), log2g = log2_exact(g.size, "convolve: g");
+  const int log2n = std::max(log2f, log2g);
+  check_output(std::span(out.data, out.size), std::size_t{1} << log2n, "convolve");
+  const auto& b = backend.impl();
+  const bool f_longer = log2f >= log2g;
+  const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
+  const int log2s = std::min(log2f, log2g);
+  const auto short_kernel = b.make_dyadic(log2s, word_of<T>);
+  const auto spectrum = short_kernel->spectrum_device(shorter.data, stream, false);
+  const auto long_kernel = log2s == log2n ? nullptr : b.make_dyadic(log2n, word_of<T>);
+  (long_kernel ? *long_kernel : *short_kernel)
+      .run_device(DyadicOp::convolve, spectrum.get(), longer.data, longer.size, out.data, std::ldexp(1.0, -log2n),
+                  stream);
+}
+
+template <std::floating_point T>
+void autocorrelate_device(DeviceArray<const T> f, DeviceArray<T> out, const Backend& backend, void* stream) {
+  require_device_backend(backend, "dyadic autocorrelation");
+  const int log2n = log2_exact(f.size, "autocorrelate: f");
+  check_output(std::span(out.data, out.size), f.size, "autocorrelate");
+  backend.impl().make_dyadic(log2n, word_of<T>)->run_device(DyadicOp::autocorrelate, nullptr, f.data, f.size, out.data,
+                                                             std::ldexp(1.0, -log2n), stream);
+}
+
+template <std::floating_point T>
+void deconvolve_device(DeviceArray<const T> y, DeviceArray<const T> h, DeviceArray<T> out, const Backend& backend,
+                       void* stream) {
+  require_device_backend(backend, "dyadic deconvolution");
+  const int log2y = log2_exact(y.size, "deconvolve: y"), log2h = log2_exact(h.size, "deconvolve: h");
+  const int log2n = std::max(log2y, log2h);
+  check_output(std::span(out.data, out.size), std::size_t{1} << log2n, "deconvolve");
+  const auto& b = backend.impl();
+  const auto h_kernel = b.make_dyadic(log2h, word_of<T>);
+  const auto spectrum = h_kernel->spectrum_device(h.data, stream, /*for_deconvolution=*/true);
+  const auto kernel = log2h == log2n ? nullptr : b.make_dyadic(log2n, word_of<T>);
+  (kernel ? *kernel : *h_kernel)
+      .run_device(DyadicOp::deconvolve, spectrum.get(), y.data, y.size, out.data, std::ldexp(1.0, -log2n), stream);
+}
+
 #define FASTCONV_INSTANTIATE(T)                                                                   \
   template void convolve<T>(std::span<const T>, std::span<const T>, std::span<T>, const Backend&);  \
   template void autocorrelate<T>(std::span<const T>, std::span<T>, const Backend&);                \
@@ -219,6 +271,16 @@ FASTCONV_INSTANTIATE(float)
 FASTCONV_INSTANTIATE(double)
 FASTCONV_INSTANTIATE(std::int32_t)
 FASTCONV_INSTANTIATE(std::int64_t)
+#undef FASTCONV_INSTANTIATE
+
+#define FASTCONV_INSTANTIATE(T)                                                                               \
+  template void convolve_device<T>(DeviceArray<const T>, DeviceArray<const T>, DeviceArray<T>, const Backend&, \
+                                   void*);                                                                    \
+  template void autocorrelate_device<T>(DeviceArray<const T>, DeviceArray<T>, const Backend&, void*);          \
+  template void deconvolve_device<T>(DeviceArray<const T>, DeviceArray<const T>, DeviceArray<T>, const Backend&, \
+                                     void*);
+FASTCONV_INSTANTIATE(float)
+FASTCONV_INSTANTIATE(double)
 #undef FASTCONV_INSTANTIATE
 
 }  // namespace fastconv::detail
@@ -299,6 +361,19 @@ std::vector<T> DyadicSystem<T>::apply(std::span<const T> input) const {
 template <Element T>
 void DyadicSystem<T>::apply(std::span<const T> input, std::span<T> output) const {
   impl_->apply(input, output);
+}
+
+template <Element T>
+void DyadicSystem<T>::apply_device(DeviceArray<const T> input, DeviceArray<T> output, void* stream) const
+  requires std::floating_point<T>
+{
+  detail::require_device_backend(impl_->backend, "DyadicSystem::apply");
+  const int log2n = std::max(impl_->log2h, log2_exact(input.size, "DyadicSystem::apply: input"));
+  detail::check_output(std::span(output.data, output.size), std::size_t{1} << log2n, "DyadicSystem::apply");
+  const auto other = log2n == impl_->log2h ? nullptr : impl_->backend.impl().make_dyadic(log2n, detail::word_of<T>);
+  (other ? *other : *impl_->kernel)
+      .run_device(detail::DyadicOp::convolve, impl_->spectrum.get(), input.data, input.size, output.data,
+                  std::ldexp(1.0, -log2n), stream);
 }
 
 template <Element T>

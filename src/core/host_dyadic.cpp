@@ -96,6 +96,18 @@ void throw_singular(std::size_t k, double magnitude, double threshold) {
   throw Error(ErrorCode::invalid_argument, msg.str());
 }
 
+namespace {
+[[noreturn]] void throw_host_memory() {
+  throw Error(ErrorCode::unsupported, "this backend computes on host memory: device arrays need the cuda backend");
+}
+}  // namespace
+
+void WhtKernel::execute_device(void*, std::size_t, std::size_t, double, void*) const { throw_host_memory(); }
+std::unique_ptr<Spectrum> DyadicKernel::spectrum_device(const void*, void*, bool) const { throw_host_memory(); }
+void DyadicKernel::run_device(DyadicOp, const Spectrum*, const void*, std::size_t, void*, double, void*) const {
+  throw_host_memory();
+}
+
 std::unique_ptr<DyadicKernel> BackendImpl::make_dyadic(int log2n, Word word) const {
   return make_for_word<HostDyadic, DyadicKernel>(word, *this, log2n);
 }

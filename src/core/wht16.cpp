@@ -29,6 +29,12 @@ class ConvertingWht final : public WhtKernel {
   ConvertingWht(std::unique_ptr<WhtKernel> float_kernel, int log2n)
       : float_kernel_(std::move(float_kernel)), size_(std::size_t{1} << log2n) {}
 
+  /// The conversion runs on the host: 16-bit device data need a native kernel.
+  void execute_device(void*, std::size_t, std::size_t, double, void*) const override {
+    throw Error(ErrorCode::unsupported, "16-bit float device arrays need the cuda backend's fast variant and rows of "
+                                        "at least 8 points (other variants convert to float on the host)");
+  }
+
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     T* const values = static_cast<T*>(data);
     const std::size_t block_rows = std::clamp<std::size_t>(kBlockFloats / size_, 1, rows);

@@ -2,7 +2,9 @@
 //
 // Each call copies its operands to device buffers the kernel object owns (kept between calls),
 // runs the variant's kernels on the device's stream, and copies the result back; spectra stay
-// on the device. CUDA events around the copies and the kernels give Backend::timings().
+// on the device. Arrays already on the device (execute_device, run_device: CUDA tensors) are
+// computed where they are, on the caller's stream. CUDA events around the copies and the
+// kernels give Backend::timings().
 #include "cuda/cuda_backend.hpp"
 
 #include <atomic>
@@ -53,6 +55,9 @@ Variant variant_of(std::string_view name) {
 /// a row of 2^15 floats (13 row bits after the 4-float vectors) takes three rounds: two
 /// shared-memory exchanges; 16 vectors of 8 floats for 16-bit storage.
 constexpr std::size_t kRoundBytes = 512;
+
+/// Whether `p` may be read and written in the kernels' 16-byte vectors.
+bool is_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 /// What one context of a device keeps: its id, properties and stream.
 struct DeviceState {
@@ -147,7 +152,8 @@ class Engine {
   static constexpr int kLogV = std::countr_zero(static_cast<unsigned>(V));
   static constexpr int kRoundBits = std::countr_zero(kRoundBytes / sizeof(Vec<W, V>));
 
-  Engine(const DeviceState& dev, Variant variant, int log2n) : dev_(dev), variant_(variant), log2n_(log2n) {
+  Engine(const DeviceState& dev, Variant variant, int log2n)
+      : dev_(dev), stream_(dev.stream), variant_(variant), log2n_(log2n) {
     const char* name = names()[static_cast<int>(variant)].c_str();
     if ((variant == Variant::bikov_a5 || variant == Variant::bikov_a6) && log2n > 20)
       throw Error(ErrorCode::invalid_argument, std::string(name) + " transforms at most 2^20 points (seed 004's limit: its "
@@ -157,7 +163,19 @@ class Engine {
   }
 
   std::size_t size() const { return std::size_t{1} << log2n_; }
-  cudaStream_t stream() const { return dev_.stream; }
+  cudaStream_t stream() const { return stream_; }
+  /// Queues the engine's work on `s` (a caller's stream, for device arrays) instead of the
+  /// device's own until the returned guard ends; callers hold the kernel's mutex.
+  auto use_stream(cudaStream_t s) {
+    struct Guard {
+      Engine& e;
+      cudaStream_t saved;
+      ~Guard() { e.stream_ = saved; }
+    };
+    const cudaStream_t saved = stream_;
+    stream_ = s;
+    return Guard{*this, saved};  // a prvalue: no copy whose end would restore the stream early
+  }
   std::size_t max_pitch() const { return dev_.props.memPitch; }
   /// Seed 004's Algorithms 1-4 ping-pong through a second array of one row.
   bool needs_scratch() const { return variant_ >= Variant::bikov_a1 && variant_ <= Variant::bikov_a4; }
@@ -288,6 +306,7 @@ class Engine {
   }
 
   const DeviceState& dev_;
+  cudaStream_t stream_;
   Variant variant_;
   int log2n_;
   gpu::PassPlan plan_;
@@ -319,18 +338,44 @@ class CudaWht final : public detail::WhtKernel {
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::lock_guard lock(mutex_);
     engine_.select();
+    run(static_cast<S*>(data), rows, stride, scale, false);
+  }
+
+  void execute_device(void* data, std::size_t rows, std::size_t stride, double scale, void* stream) const override {
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
+    run(static_cast<S*>(data), rows, stride, scale, true);
+  }
+
+ private:
+  /// Host arrays go through the kernel's device buffer in chunks of rows; device arrays are
+  /// transformed where they are when their rows are back to back (else through the buffer).
+  void run(S* data, std::size_t rows, std::size_t stride, double scale, bool on_device) const {
     const std::size_t n = engine_.size(), row_bytes = n * sizeof(S);
-    const std::size_t chunk = std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
-    S* x = static_cast<S*>(data_.at_least(chunk * row_bytes));
+    // The kernels load 16-byte vectors: misaligned device rows go through the buffer too.
+    const bool in_place = on_device && stride == n && is_aligned(data);
+    const std::size_t chunk =
+        in_place && order_ == Order::hadamard && !engine_.needs_scratch()
+            ? rows
+            : std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
+    S* buffer = in_place ? nullptr : static_cast<S*>(data_.at_least(chunk * row_bytes));
     S* y = order_ != Order::hadamard || engine_.needs_scratch()  // reordering, or the seed's ping-pong
                ? static_cast<S*>(scratch_.at_least(chunk * row_bytes))
                : nullptr;
+    const cudaMemcpyKind in = on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+    const cudaMemcpyKind out = on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
     for (std::size_t first = 0; first < rows; first += chunk) {
       const std::size_t count_rows = std::min(chunk, rows - first);
-      S* host = static_cast<S*>(data) + first * stride;
+      S* rows_at = data + first * stride;
+      S* x = in_place ? rows_at : buffer;
       Timeline timeline(engine_.stream());
       LaunchCount launches;
-      copy_rows(x, row_bytes, host, stride * sizeof(S), count_rows, cudaMemcpyHostToDevice);
+      std::uint64_t copies = 0;
+      if (x != rows_at) {
+        copy_rows(x, row_bytes, rows_at, stride * sizeof(S), count_rows, in);
+        ++copies;
+      }
       timeline.copies_in_done();
       engine_.transform(x, y, count_rows, scale, launches);
       const S* result = x;
@@ -339,12 +384,14 @@ class CudaWht final : public detail::WhtKernel {
         result = y;
       }
       timeline.kernels_done();
-      copy_rows(host, stride * sizeof(S), result, row_bytes, count_rows, cudaMemcpyDeviceToHost);
-      timeline.finish(counters_, launches.n, 2);
+      if (result != rows_at) {
+        copy_rows(rows_at, stride * sizeof(S), result, row_bytes, count_rows, out);
+        ++copies;
+      }
+      timeline.finish(counters_, launches.n, copies);
     }
   }
 
- private:
   /// `rows` rows of the transform's size between pitched arrays: one copy when the rows are
   /// back to back, one 2-D copy when the pitches are within the device's limit (2^31 − 1 bytes
   /// on current GPUs), else row by row.
@@ -384,6 +431,63 @@ class CudaDyadic final : public detail::DyadicKernel {
   std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
     const std::lock_guard lock(mutex_);
     engine_.select();
+    return make_spectrum(h, cudaMemcpyHostToDevice);
+  }
+
+  std::unique_ptr<detail::Spectrum> spectrum_device(const void* h, void* stream, bool for_deconvolution) const override {
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
+    auto s = make_spectrum(h, cudaMemcpyDeviceToDevice);
+    if (for_deconvolution) {  // the tolerance needs ‖h‖₁: h (the system, not the data) is read once
+      std::vector<W> host(engine_.size());
+      FC_CUDA(cudaMemcpyAsync(host.data(), h, host.size() * sizeof(W), cudaMemcpyDeviceToHost, engine_.stream()));
+      FC_CUDA(cudaStreamSynchronize(engine_.stream()));
+      s->zero_threshold = detail::zero_threshold(host.data(), s->log2n);
+    }
+    return s;
+  }
+
+  void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override {
+    run_host(detail::DyadicOp::convolve, &s, x, out, scale);
+  }
+  void autocorrelate(const void* x, void* out, double scale) const override {
+    run_host(detail::DyadicOp::autocorrelate, nullptr, x, out, scale);
+  }
+  void deconvolve(const detail::Spectrum& s, const void* y, void* out, double scale) const override {
+    run_host(detail::DyadicOp::deconvolve, &s, y, out, scale);
+  }
+
+  void run_device(detail::DyadicOp op, const detail::Spectrum* s, const void* x, std::size_t x_words, void* out,
+                  double scale, void* stream) const override {
+    if (op == detail::DyadicOp::deconvolve) check_invertible(*s);
+    const std::lock_guard lock(mutex_);
+    engine_.select();
+    const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
+    const std::size_t n = engine_.size();
+    // The kernels load 16-byte vectors: a misaligned output is computed in the kernel's buffer.
+    W* d = is_aligned(out) ? static_cast<W*>(out) : static_cast<W*>(data_.at_least(n * sizeof(W)));
+    Timeline timeline(engine_.stream());
+    std::uint64_t copies = 0;
+    if (x != d) {
+      FC_CUDA(cudaMemcpyAsync(d, x, x_words * sizeof(W), cudaMemcpyDeviceToDevice, engine_.stream()));
+      ++copies;
+    }
+    if (x_words < n) FC_CUDA(cudaMemsetAsync(d + x_words, 0, (n - x_words) * sizeof(W), engine_.stream()));
+    timeline.copies_in_done();
+    LaunchCount launches;
+    compute(op, s, d, scale, launches);
+    timeline.kernels_done();
+    if (d != out) {
+      FC_CUDA(cudaMemcpyAsync(out, d, n * sizeof(W), cudaMemcpyDeviceToDevice, engine_.stream()));
+      ++copies;
+    }
+    timeline.finish(counters_, launches.n, copies);
+  }
+
+ private:
+  /// W·h (natural order) in a new spectrum buffer, h copied in by `kind`.
+  std::unique_ptr<CudaSpectrum> make_spectrum(const void* h, cudaMemcpyKind kind) const {
     const std::size_t n = engine_.size();
     auto s = std::make_unique<CudaSpectrum>();
     s->log2n = std::countr_zero(n);
@@ -391,7 +495,7 @@ class CudaDyadic final : public detail::DyadicKernel {
     W* d = static_cast<W*>(s->buffer.at_least(s->words * sizeof(W)));
     Timeline timeline(engine_.stream());
     LaunchCount launches;
-    FC_CUDA(cudaMemcpyAsync(d, h, n * sizeof(W), cudaMemcpyHostToDevice, engine_.stream()));
+    FC_CUDA(cudaMemcpyAsync(d, h, n * sizeof(W), kind, engine_.stream()));
     timeline.copies_in_done();
     engine_.transform(d, scratch(n * sizeof(W)), 1, 1.0, launches);
     for (std::size_t k = n; k < s->words; k += n)  // repeat: S of h padded is S[k mod n]
@@ -401,9 +505,8 @@ class CudaDyadic final : public detail::DyadicKernel {
     return s;
   }
 
-  void apply(const detail::Spectrum& s, const void* x, void* out, double scale) const override { run(1, &s, x, out, scale); }
-  void autocorrelate(const void* x, void* out, double scale) const override { run(2, nullptr, x, out, scale); }
-  void deconvolve(const detail::Spectrum& s, const void* y, void* out, double scale) const override {
+  /// Deconvolution: the singular-spectrum check, on a host copy of the spectrum.
+  void check_invertible(const detail::Spectrum& s) const {
     if constexpr (!std::is_floating_point_v<W>) {
       throw Error(ErrorCode::unsupported, "deconvolution in integer rings is done exactly by the caller");
     } else {
@@ -413,27 +516,31 @@ class CudaDyadic final : public detail::DyadicKernel {
       FC_CUDA(cudaMemcpy(host.data(), spectrum.buffer.get(), host.size() * sizeof(W), cudaMemcpyDeviceToHost));
       if (const std::ptrdiff_t k = detail::first_zero(host.data(), s.log2n, s.zero_threshold); k >= 0)
         detail::throw_singular(static_cast<std::size_t>(k), std::abs(static_cast<double>(host[k])), s.zero_threshold);
-      run(3, &s, y, out, scale);
     }
   }
 
- private:
-  void run(int mode, const detail::Spectrum* s, const void* x, void* out, double scale) const {
+  void run_host(detail::DyadicOp op, const detail::Spectrum* s, const void* x, void* out, double scale) const {
+    if (op == detail::DyadicOp::deconvolve) check_invertible(*s);
     const std::lock_guard lock(mutex_);
     engine_.select();
     const std::size_t bytes = engine_.size() * sizeof(W);
     W* d = static_cast<W*>(data_.at_least(bytes));
-    const auto* spectrum = static_cast<const CudaSpectrum*>(s);
     Timeline timeline(engine_.stream());
-    LaunchCount launches;
     FC_CUDA(cudaMemcpyAsync(d, x, bytes, cudaMemcpyHostToDevice, engine_.stream()));
     timeline.copies_in_done();
-    engine_.dyadic(d, scratch(bytes), mode,
-                   spectrum ? static_cast<const W*>(spectrum->buffer.get()) : nullptr,
-                   spectrum ? spectrum->log2n : std::countr_zero(engine_.size()), scale, launches);
+    LaunchCount launches;
+    compute(op, s, d, scale, launches);
     timeline.kernels_done();
     FC_CUDA(cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, engine_.stream()));
     timeline.finish(counters_, launches.n, 2);
+  }
+
+  /// The operation on the device words d, in place.
+  void compute(detail::DyadicOp op, const detail::Spectrum* s, W* d, double scale, LaunchCount& launches) const {
+    const auto* spectrum = static_cast<const CudaSpectrum*>(s);
+    engine_.dyadic(d, scratch(engine_.size() * sizeof(W)), static_cast<int>(op),
+                   spectrum ? static_cast<const W*>(spectrum->buffer.get()) : nullptr,
+                   spectrum ? spectrum->log2n : std::countr_zero(engine_.size()), scale, launches);
   }
 
   /// The seed variants' ping-pong array, if this variant has one.
