@@ -13,6 +13,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <concepts>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -26,12 +27,18 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
-// NumPy's float16 is IEEE binary16, the layout of fastconv::float16.
+// NumPy's float16 is IEEE binary16, the layout of fastconv::float16; DLPack's bfloat16 (PyTorch,
+// JAX) is fastconv::bfloat16's.
 namespace nanobind::detail {
 template <>
 struct dtype_traits<fastconv::float16> {
   static constexpr dlpack::dtype value{static_cast<std::uint8_t>(dlpack::dtype_code::Float), 16, 1};
   static constexpr auto name = const_name("float16");
+};
+template <>
+struct dtype_traits<fastconv::bfloat16> {
+  static constexpr dlpack::dtype value{static_cast<std::uint8_t>(dlpack::dtype_code::Bfloat), 16, 1};
+  static constexpr auto name = const_name("bfloat16");
 };
 }  // namespace nanobind::detail
 
@@ -43,10 +50,13 @@ using fastconv::Error;
 using fastconv::ErrorCode;
 using fastconv::SBox;
 
+/// Arrays on the host or on a CUDA device (PyTorch, CuPy): C-contiguous, of exactly T.
 template <class T>
-using Rows = nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Rows = nb::ndarray<T, nb::ndim<2>, nb::c_contig>;
 template <class T>
 using Vector = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+template <class T>
+using DeviceVector = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cuda>;
 
 /// Where a computation runs: a backend name ("auto", "reference", "cpu", "opencl", "cuda") or a Backend.
 using BackendArg = std::variant<Backend, std::string>;
@@ -55,6 +65,22 @@ Backend to_backend(const BackendArg& arg) {
   if (const auto* backend = std::get_if<Backend>(&arg)) return *backend;
   return Backend::from_name(std::get<std::string>(arg));
 }
+
+/// The backend for an array on CUDA device `device_id`: "auto" and "cuda" name the cuda backend
+/// on that device; a host backend cannot read the array.
+Backend device_backend(const BackendArg& arg, int device_id) {
+  if (const auto* name = std::get_if<std::string>(&arg); name && (*name == "auto" || *name == "cuda"))
+    return Backend::cuda("", std::to_string(device_id));
+  Backend b = to_backend(arg);
+  if (b.name() != "cuda")
+    throw Error(ErrorCode::unsupported, "a CUDA array is computed by the cuda backend, not by " +
+                                            std::string(b.name()) + " (which reads host memory): pass backend=\"cuda\" "
+                                            "or \"auto\", or move the array to the host first");
+  return b;
+}
+
+/// A cudaStream_t passed from Python as an integer (0 = the legacy default stream).
+void* as_stream(std::uintptr_t stream) { return reinterpret_cast<void*>(stream); }
 
 /// A new NumPy array that owns `values` (moved, not copied).
 template <class T>
@@ -83,8 +109,7 @@ std::span<const T> span_of(const Vector<T>& a) {
 
 // --- WHT and dyadic operations ---------------------------------------------------------------
 
-template <class T>
-void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, const BackendArg& backend) {
+fastconv::WhtOptions parse_wht_options(std::string_view order, std::string_view normalize) {
   const auto parsed_order = fastconv::parse_order(order);
   if (!parsed_order)
     throw Error(ErrorCode::invalid_argument,
@@ -93,11 +118,80 @@ void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, 
   if (!parsed_normalization)
     throw Error(ErrorCode::invalid_argument,
                 "unknown normalization '" + std::string(normalize) + "': use none, orthonormal or inverse");
-  const Backend b = to_backend(backend);
+  return {*parsed_order, *parsed_normalization};
+}
+
+/// Transforms each row of `data` in place: host arrays on `backend`, CUDA arrays on the cuda
+/// backend of their device, on `stream`, without leaving the device.
+template <class T>
+void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, const BackendArg& backend,
+              std::uintptr_t stream) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize);
   const std::size_t rows = data.shape(0), length = data.shape(1);
+  if (data.device_type() == nb::device::cuda::value) {
+    if constexpr (std::integral<T>) {
+      throw Error(ErrorCode::unsupported, "exact integer transforms of CUDA arrays are not supported (their range "
+                                          "checks run on the host): use a floating-point dtype, or a host array");
+    } else {
+      const Backend b = device_backend(backend, data.device_id());
+      const fastconv::WhtPlan<T> plan(fastconv::log2_exact(length, "WHT row"), options, b);
+      nb::gil_scoped_release release;
+      plan.execute_device(data.data(), rows, length, as_stream(stream));
+    }
+    return;
+  }
+  if (data.device_type() != nb::device::cpu::value)
+    throw Error(ErrorCode::unsupported, "fastconv reads host (CPU) and CUDA arrays, not arrays on DLPack device type " +
+                                            std::to_string(data.device_type()));
+  const Backend b = to_backend(backend);
   const std::span<T> span(data.data(), rows * length);
   nb::gil_scoped_release release;
-  fastconv::wht(span, rows, length, length, {*parsed_order, *parsed_normalization}, b);
+  fastconv::wht(span, rows, length, length, options, b);
+}
+
+/// bfloat16 rows of a NumPy array (ml_dtypes' bfloat16, which NumPy cannot export through
+/// DLPack), passed as their uint16 bit patterns.
+void wht_bfloat16_bits(nb::ndarray<std::uint16_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> bits,
+                       std::string_view order, std::string_view normalize, const BackendArg& backend) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize);
+  const Backend b = to_backend(backend);
+  const std::size_t rows = bits.shape(0), length = bits.shape(1);
+  const std::span<fastconv::bfloat16> span(reinterpret_cast<fastconv::bfloat16*>(bits.data()), rows * length);
+  nb::gil_scoped_release release;
+  fastconv::wht(span, rows, length, length, options, b);
+}
+
+template <class T>
+fastconv::DeviceArray<T> device_array(DeviceVector<T>& a) {
+  return {a.data(), a.shape(0)};
+}
+template <class T>
+fastconv::DeviceArray<const T> const_device_array(DeviceVector<T>& a) {
+  return {a.data(), a.shape(0)};
+}
+
+/// Dyadic operations on CUDA arrays, into `out` (allocated by the caller's framework).
+template <class T>
+void convolve_device(DeviceVector<T> f, DeviceVector<T> g, DeviceVector<T> out, const BackendArg& backend,
+                     std::uintptr_t stream) {
+  const Backend b = device_backend(backend, out.device_id());
+  nb::gil_scoped_release release;
+  fastconv::convolve(const_device_array(f), const_device_array(g), device_array(out), b, as_stream(stream));
+}
+
+template <class T>
+void autocorrelate_device(DeviceVector<T> f, DeviceVector<T> out, const BackendArg& backend, std::uintptr_t stream) {
+  const Backend b = device_backend(backend, out.device_id());
+  nb::gil_scoped_release release;
+  fastconv::autocorrelate(const_device_array(f), device_array(out), b, as_stream(stream));
+}
+
+template <class T>
+void deconvolve_device(DeviceVector<T> y, DeviceVector<T> h, DeviceVector<T> out, const BackendArg& backend,
+                       std::uintptr_t stream) {
+  const Backend b = device_backend(backend, out.device_id());
+  nb::gil_scoped_release release;
+  fastconv::deconvolve(const_device_array(y), const_device_array(h), device_array(out), b, as_stream(stream));
 }
 
 template <class T>
@@ -140,13 +234,13 @@ template <class T>
 void bind_dyadic(nb::module_& m, const char* suffix) {
   using namespace std::string_literals;
   m.def(("_wht_"s + suffix).c_str(), &wht_rows<T>, "data"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a,
-        "Transforms each row of a C-contiguous 2-D array in place.");
+        "stream"_a = 0, "Transforms each row of a C-contiguous 2-D host or CUDA array in place.");
   if constexpr (fastconv::Element<T>) {
     m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "backend"_a);
     m.def(("_autocorrelate_"s + suffix).c_str(), &autocorrelate<T>, "f"_a.noconvert(), "backend"_a);
     m.def(("_deconvolve_"s + suffix).c_str(), &deconvolve<T>, "y"_a.noconvert(), "h"_a.noconvert(), "backend"_a);
     using System = fastconv::DyadicSystem<T>;
-    nb::class_<System>(m, ("_DyadicSystem_"s + suffix).c_str())
+    auto system = nb::class_<System>(m, ("_DyadicSystem_"s + suffix).c_str())
         .def(
             "__init__",
             [](System* self, Vector<T> h, const BackendArg& backend) {
@@ -167,7 +261,23 @@ void bind_dyadic(nb::module_& m, const char* suffix) {
               return to_numpy(std::move(out), {n});
             },
             "x"_a.noconvert())
+        .def_prop_ro("backend", &System::backend)
         .def("__len__", &System::size);
+    if constexpr (std::floating_point<T>) {
+      m.def(("_convolve_device_"s + suffix).c_str(), &convolve_device<T>, "f"_a.noconvert(), "g"_a.noconvert(),
+            "out"_a.noconvert(), "backend"_a, "stream"_a);
+      m.def(("_autocorrelate_device_"s + suffix).c_str(), &autocorrelate_device<T>, "f"_a.noconvert(),
+            "out"_a.noconvert(), "backend"_a, "stream"_a);
+      m.def(("_deconvolve_device_"s + suffix).c_str(), &deconvolve_device<T>, "y"_a.noconvert(), "h"_a.noconvert(),
+            "out"_a.noconvert(), "backend"_a, "stream"_a);
+      system.def(
+          "apply_device",
+          [](const System& self, DeviceVector<T> x, DeviceVector<T> out, std::uintptr_t stream) {
+            nb::gil_scoped_release release;
+            self.apply_device(const_device_array(x), device_array(out), as_stream(stream));
+          },
+          "x"_a.noconvert(), "out"_a.noconvert(), "stream"_a);
+    }
   }
 }
 
@@ -638,6 +748,8 @@ NB_MODULE(_fastconv, m) {
   bind_dyadic<std::int32_t>(m, "int32");
   bind_dyadic<std::int64_t>(m, "int64");
   bind_dyadic<fastconv::float16>(m, "float16");
+  bind_dyadic<fastconv::bfloat16>(m, "bfloat16");
+  m.def("_wht_bfloat16_bits", &wht_bfloat16_bits, "bits"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a);
   bind_boolean(m);
   bind_sbox(m);
 }

@@ -33,11 +33,13 @@ g++ -o "$prefix/consumer-pc" tests/consumer/main.cpp \
 
 echo "== 4/4 Python package: pip install . into build/venv, then pytest"
 # Nothing global is touched: the build tools, NumPy, pytest and SciPy (the tests' reference)
-# go into the virtual environment. No build isolation, so that build/python is reused.
+# go into the virtual environment, with JAX (CPU), whose arrays exercise the DLPack path and
+# bfloat16 (PyTorch, 3 GB with its CUDA libraries, and CuPy are tested where installed; their
+# tests say they were skipped otherwise). No build isolation, so that build/python is reused.
 python3 -m venv build/venv
-build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy
+build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy jax
 CMAKE_BUILD_PARALLEL_LEVEL="$jobs" build/venv/bin/python -m pip install -q --no-build-isolation -C build-dir=build/python .
 # Run from outside the source tree so that the installed package is the one imported. pytest
 # exits 5 when it collects no test: that fails this script like any other failure.
-(cd build && venv/bin/python -m pytest -q ../tests/python)
+(cd build && venv/bin/python -m pytest -q -rs ../tests/python)
 echo "== all tests passed"

@@ -1,12 +1,15 @@
 """fastconv: fast Walsh–Hadamard transform, dyadic (XOR) convolution and Walsh-spectral
 analysis of Boolean functions and S-boxes (the C++ library's Python bindings).
 
-Arrays: NumPy arrays, or any CPU tensor that speaks DLPack (PyTorch, JAX, CuPy's host
-arrays...), of float32, float64, int32 or int64 (the WHT also takes float16). A C-contiguous
-input of one of these types reaches the library without a copy; other integer or bool
-inputs are converted to int64 and other floating-point ones to float64. Results are new
-NumPy arrays; ``wht(x, out=x)`` transforms in place. Integers are exact: a result that does
-not fit its type raises IntegerOverflowError. The GIL is released while the library computes.
+Arrays: NumPy arrays, PyTorch tensors (CPU or CUDA), CuPy arrays, or any CPU array that
+speaks DLPack (JAX, ...), of float32, float64, int32 or int64 (the WHT also takes float16
+and bfloat16). Results are the same kind of array as the input, on the same device. A
+C-contiguous NumPy input of one of these types reaches the library without a copy; other
+integer or bool inputs are converted to int64 and other floating-point ones to float64.
+CUDA arrays are computed by the cuda backend on their own device and stream, without a copy
+through the host. ``wht(x, out=x)`` transforms a NumPy array in place. Integers are exact: a
+result that does not fit its type raises IntegerOverflowError. The GIL is released while the
+library computes.
 
 Errors: every failure the library reports is a ``fastconv.Error``; its subclasses
 InvalidArgumentError, FileError, UnsupportedError and IntegerOverflowError are also
@@ -15,11 +18,12 @@ ValueErrors, DeviceError is also a RuntimeError. See docs/python.md.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
 
-from . import _fastconv
+from . import _arrays, _fastconv
 from ._fastconv import Backend, BooleanFunction, SBox, backends, devices, variants
 
 if TYPE_CHECKING:
@@ -72,32 +76,32 @@ __all__ = [
 
 BackendLike = Union[str, Backend]
 
-_DYADIC_DTYPES = {np.dtype(t): t for t in ("float32", "float64", "int32", "int64")}
-_WHT_DTYPES = {**_DYADIC_DTYPES, np.dtype("float16"): "float16"}
+_DYADIC_TYPES = ("float32", "float64", "int32", "int64")
+_WHT_TYPES = _DYADIC_TYPES + ("float16", "bfloat16")
 
 
-def _as_array(x: Any) -> np.ndarray:
-    """A NumPy view of x (no copy for NumPy arrays and DLPack CPU tensors)."""
-    if isinstance(x, np.ndarray):
-        return x
-    if hasattr(x, "__dlpack__"):
-        return np.from_dlpack(x)
-    return np.asarray(x)
+def _supported(name: str, supported: tuple) -> str:
+    """The dtype fastconv computes an array of dtype `name` in: itself if supported, else
+    int64 for other integers and bools, float64 for other floats."""
+    if name in supported:
+        return name
+    if name == "uint64":
+        raise InvalidArgumentError("uint64 data do not fit int64, fastconv's widest integer type; convert them first")
+    if name == "bool" or name.startswith(("int", "uint")):
+        return "int64"
+    if name.startswith(("float", "bfloat")):
+        return "float64"
+    raise InvalidArgumentError(f"fastconv takes real numbers, not arrays of dtype {name}")
 
 
-def _coerce(a: np.ndarray, supported: dict) -> np.ndarray:
+def _coerce(a: np.ndarray, supported: tuple) -> np.ndarray:
     """a itself if its dtype is supported, else a converted to int64 or float64."""
-    if a.dtype in supported:
-        return a
-    if a.dtype.kind in "biu":
-        return a.astype(np.int64, casting="safe")  # uint64 cannot be held exactly: TypeError
-    if a.dtype.kind == "f":
-        return a.astype(np.float64)
-    raise InvalidArgumentError(f"fastconv takes real numbers, not arrays of dtype {a.dtype}")
+    name = _supported(a.dtype.name, supported)
+    return a if name == a.dtype.name else a.astype(name)
 
 
 def _vector(x: Any, name: str) -> np.ndarray:
-    a = _coerce(_as_array(x), _DYADIC_DTYPES)
+    a = _coerce(_arrays.to_numpy(x), _DYADIC_TYPES)
     if a.ndim != 1:
         raise InvalidArgumentError(f"{name} must be one-dimensional, not of shape {a.shape}")
     return a
@@ -105,10 +109,21 @@ def _vector(x: Any, name: str) -> np.ndarray:
 
 def _common(*arrays: np.ndarray) -> list:
     """The arrays in their common supported dtype (contiguous: no copy if they already are)."""
-    dtype = np.result_type(*arrays)
-    if dtype not in _DYADIC_DTYPES:
-        dtype = np.dtype(np.float64)
+    dtype = _supported(np.result_type(*arrays).name, _DYADIC_TYPES)
     return [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+
+
+def _check_axis(ndim: int, axis: int) -> int:
+    if ndim == 0:
+        raise InvalidArgumentError("wht needs an array of at least one dimension, not a scalar")
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(f"axis {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def _check_row_length(length: int) -> None:
+    if length == 0 or length & (length - 1):
+        raise InvalidArgumentError(f"WHT row has length {length}, which is not a power of two")
 
 
 def wht(
@@ -118,7 +133,7 @@ def wht(
     axis: int = -1,
     backend: BackendLike = "auto",
     out: Optional[np.ndarray] = None,
-) -> np.ndarray:
+) -> Any:
     """Walsh–Hadamard transform of x along `axis` (every other axis is a batch).
 
     y[k] = sum_j (-1)^popcount(h(k) & j) x[j], where h(k) = k in "hadamard" (natural) order,
@@ -126,23 +141,55 @@ def wht(
     "orthonormal" (1/sqrt(N)) or "inverse" (1/N: the inverse of the unnormalised transform).
     The length along `axis` must be a power of two.
 
-    Returns a new array of x's dtype (float32, float64, int32, int64 or float16; other
-    integer inputs become int64, other floats float64), unless `out` is given: then the
-    result is written to `out` (a writable NumPy array of x's shape and resulting dtype) and
-    `out` is returned. ``wht(x, out=x)`` on a C-contiguous x transformed along its last
-    axis works in place without any copy. Integer results are exact (IntegerOverflowError if
-    one does not fit; the data are then left untouched).
+    Returns a new array of x's kind (NumPy, PyTorch, CuPy, JAX, ...) and device, of x's dtype
+    (float32, float64, int32, int64, float16 or bfloat16; other integer inputs become int64,
+    other floats float64). A CUDA tensor is transformed by the cuda backend on its device
+    and the framework's current stream (backend "auto" or "cuda"); exact integer transforms
+    run on the host only. With `out` (NumPy inputs only) the result is written to `out` (a
+    writable NumPy array of x's shape and resulting dtype) and `out` is returned; ``wht(x,
+    out=x)`` on a C-contiguous x transformed along its last axis works in place without any
+    copy. Integer results are exact (IntegerOverflowError if one does not fit; the data are
+    then left untouched).
     """
-    a = _coerce(_as_array(x), _WHT_DTYPES)
-    if a.ndim == 0:
-        raise InvalidArgumentError("wht needs an array of at least one dimension, not a scalar")
-    if not -a.ndim <= axis < a.ndim:
-        raise InvalidArgumentError(f"axis {axis} is out of bounds for an array of {a.ndim} dimensions")
-    axis %= a.ndim
-    transform = getattr(_fastconv, "_wht_" + _WHT_DTYPES[a.dtype])
+    framework = _arrays.framework_of(x)
+    if framework is not None:
+        if out is not None:
+            raise InvalidArgumentError("out= takes NumPy arrays; the result for a tensor is a new tensor")
+        return _wht_tensor(framework, x, order, normalize, axis, backend)
+    return _arrays.like_input(_wht_numpy(_arrays.to_numpy(x), order, normalize, axis, backend, out), x)
 
-    def run(rows: np.ndarray) -> None:
-        transform(rows.reshape(-1, rows.shape[-1]), order, normalize, backend)
+
+def _wht_tensor(framework: _arrays.Framework, x: Any, order: str, normalize: str, axis: int, backend: BackendLike) -> Any:
+    """The WHT of a PyTorch tensor or CuPy array, in place in one contiguous copy made by its own
+    framework (on the host or its CUDA device)."""
+    name = _supported(framework.dtype_name(x), _WHT_TYPES)
+    if name != framework.dtype_name(x):
+        x = framework.astype(x, name)
+    axis = _check_axis(x.ndim, axis)
+    work = framework.moved_copy(x, axis)
+    if math.prod(work.shape) == 0:
+        _check_row_length(work.shape[-1])
+    else:
+        transform = getattr(_fastconv, "_wht_" + name)
+        transform(work.reshape(-1, work.shape[-1]), order, normalize, backend, framework.stream(x))
+    return framework.moved_back(work, axis)
+
+
+def _wht_numpy(
+    a: np.ndarray, order: str, normalize: str, axis: int, backend: BackendLike, out: Optional[np.ndarray]
+) -> np.ndarray:
+    a = _coerce(a, _WHT_TYPES)
+    axis = _check_axis(a.ndim, axis)
+    if a.dtype.name == "bfloat16":  # ml_dtypes' type: NumPy exports no DLPack for it, so its bits go
+
+        def run(rows: np.ndarray) -> None:
+            _fastconv._wht_bfloat16_bits(rows.reshape(-1, rows.shape[-1]).view(np.uint16), order, normalize, backend)
+
+    else:
+        transform = getattr(_fastconv, "_wht_" + a.dtype.name)
+
+        def run(rows: np.ndarray) -> None:
+            transform(rows.reshape(-1, rows.shape[-1]), order, normalize, backend)
 
     if out is not None:
         if not isinstance(out, np.ndarray) or not out.flags.writeable:
@@ -159,67 +206,127 @@ def wht(
                 run(work)
                 out[...] = work
             return out
-        out[...] = wht(a, order, normalize, axis, backend)
+        out[...] = _wht_numpy(a, order, normalize, axis, backend, None)
         return out
     work = np.array(np.moveaxis(a, axis, -1), order="C", copy=True)
     if work.size:
         run(work)
-    elif work.shape[-1] == 0 or work.shape[-1] & (work.shape[-1] - 1):
-        raise InvalidArgumentError(f"WHT row has length {work.shape[-1]}, which is not a power of two")
+    else:
+        _check_row_length(work.shape[-1])
     return np.ascontiguousarray(np.moveaxis(work, -1, axis))
 
 
-def dyadic_convolve(f: Any, g: Any, backend: BackendLike = "auto") -> np.ndarray:
+def _dyadic(operation: str, operands: list, names: tuple, backend: BackendLike) -> Any:
+    """Runs _fastconv's `operation` (convolve, autocorrelate, deconvolve) on 1-D operands of
+    one kind: CUDA tensors on their device, everything else on the host."""
+    framework = _arrays.framework_of(operands[0])
+    if any(_arrays.framework_of(o) is not framework for o in operands):
+        raise InvalidArgumentError("the operands must be arrays of the same kind (all NumPy, all PyTorch, ...)")
+    if framework is not None and framework.is_cuda(operands[0]):
+        return _dyadic_cuda(framework, operation, operands, names, backend)
+    arrays = _common(*(_vector(o, n) for o, n in zip(operands, names)))
+    result = getattr(_fastconv, f"_{operation}_{arrays[0].dtype.name}")(*arrays, backend)
+    if framework is not None:
+        return framework.from_numpy(result, operands[0])
+    return _arrays.like_input(result, operands[0])
+
+
+def _dyadic_cuda(framework: _arrays.Framework, operation: str, operands: list, names: tuple, backend: BackendLike) -> Any:
+    if any(not framework.is_cuda(o) for o in operands):
+        raise InvalidArgumentError("the operands must all be on the same device")
+    first = operands[0]
+    common = framework.promote(first, operands[1]) if len(operands) > 1 else framework.dtype_name(first)
+    dtype = _supported(common, _DYADIC_TYPES)
+    if dtype not in ("float32", "float64"):
+        raise UnsupportedError(
+            "exact integer dyadic operations on CUDA arrays are not supported (their range checks run on the host): "
+            "use float32 or float64, or host arrays"
+        )
+    arrays = []
+    for o, name in zip(operands, names):
+        if o.ndim != 1:
+            raise InvalidArgumentError(f"{name} must be one-dimensional, not of shape {tuple(o.shape)}")
+        arrays.append(framework.contiguous(framework.astype(o, dtype)))
+    out = framework.empty(max(a.shape[0] for a in arrays), arrays[0])
+    getattr(_fastconv, f"_{operation}_device_{dtype}")(*arrays, out, backend, framework.stream(arrays[0]))
+    return out
+
+
+def dyadic_convolve(f: Any, g: Any, backend: BackendLike = "auto") -> Any:
     """Dyadic (XOR) convolution C(t) = sum_x f(x) g(x xor t), of length max(len(f), len(g)).
 
     Lengths must be powers of two; the shorter operand is zero-padded. Both operands are
-    brought to their common dtype (NumPy's promotion rules). Integers are exact.
+    brought to their common dtype (NumPy's or PyTorch's promotion rules). Integers are exact.
+    CUDA tensors (float32, float64) are computed on their device.
     """
-    f, g = _common(_vector(f, "f"), _vector(g, "g"))
-    return getattr(_fastconv, "_convolve_" + _DYADIC_DTYPES[f.dtype])(f, g, backend)
+    return _dyadic("convolve", [f, g], ("f", "g"), backend)
 
 
-def dyadic_correlate(f: Any, g: Any, backend: BackendLike = "auto") -> np.ndarray:
+def dyadic_correlate(f: Any, g: Any, backend: BackendLike = "auto") -> Any:
     """Dyadic correlation sum_x f(x) g(x xor t): on the dyadic group the very same sum as
     dyadic_convolve (xor is its own inverse)."""
     return dyadic_convolve(f, g, backend)
 
 
-def dyadic_autocorrelate(f: Any, backend: BackendLike = "auto") -> np.ndarray:
+def dyadic_autocorrelate(f: Any, backend: BackendLike = "auto") -> Any:
     """Dyadic autocorrelation R(t) = sum_x f(x) f(x xor t)."""
-    (f,) = _common(_vector(f, "f"))
-    return getattr(_fastconv, "_autocorrelate_" + _DYADIC_DTYPES[f.dtype])(f, backend)
+    return _dyadic("autocorrelate", [f], ("f",), backend)
 
 
-def dyadic_deconvolve(y: Any, h: Any, backend: BackendLike = "auto") -> np.ndarray:
+def dyadic_deconvolve(y: Any, h: Any, backend: BackendLike = "auto") -> Any:
     """System identification: the f with dyadic_convolve(f, h) == y.
 
     InvalidArgumentError if h's Walsh spectrum has a (numerically) zero coefficient, or, for
     integer inputs, if the exact result is not an integer (use floating point then).
     """
-    y, h = _common(_vector(y, "y"), _vector(h, "h"))
-    return getattr(_fastconv, "_deconvolve_" + _DYADIC_DTYPES[y.dtype])(y, h, backend)
+    return _dyadic("deconvolve", [y, h], ("y", "h"), backend)
 
 
 class DyadicSystem:
     """A dyadic linear translation-invariant system y = h ⊛ x, built once from its impulse
     response h: its Walsh spectrum is computed once (and kept on the backend's device), so
-    each apply() costs two transforms instead of three. The system's dtype is h's."""
+    each apply() costs two transforms instead of three. The system's dtype is h's.
+
+    A CUDA tensor h makes a system on the cuda backend of h's device (h is read once, to the
+    host, to build the spectrum); its apply() takes CUDA tensors and computes on the device.
+    """
 
     def __init__(self, h: Any, backend: BackendLike = "auto") -> None:
+        framework = _arrays.framework_of(h)
+        if framework is not None and framework.is_cuda(h):
+            if backend == "auto":
+                backend = Backend("cuda", device=str(framework.device_id(h)))
+            h = framework.to_host(h)
         (h,) = _common(_vector(h, "h"))
         self.dtype: np.dtype = h.dtype
-        self._system = getattr(_fastconv, "_DyadicSystem_" + _DYADIC_DTYPES[h.dtype])(h, backend)
+        self._system = getattr(_fastconv, "_DyadicSystem_" + h.dtype.name)(h, backend)
 
-    def apply(self, x: Any) -> np.ndarray:
-        """y = h ⊛ x, of length max(len(h), len(x)); x is converted to the system's dtype
-        (from the same kind only: a float signal into an integer system is an error)."""
+    @property
+    def backend(self) -> Backend:
+        """The backend the system computes on."""
+        return self._system.backend
+
+    def apply(self, x: Any) -> Any:
+        """y = h ⊛ x, of length max(len(h), len(x)), as x's kind of array; x is converted to the
+        system's dtype (from the same kind only: a float signal into an integer system is an
+        error)."""
+        framework = _arrays.framework_of(x)
+        if framework is not None and framework.is_cuda(x):
+            if x.ndim != 1:
+                raise InvalidArgumentError(f"x must be one-dimensional, not of shape {tuple(x.shape)}")
+            if self.dtype.name not in ("float32", "float64"):
+                raise UnsupportedError("an integer system applies to host arrays only (its range checks run there)")
+            x = framework.contiguous(framework.astype(x, self.dtype.name))
+            out = framework.empty(max(len(self), x.shape[0]), x)
+            self._system.apply_device(x, out, framework.stream(x))
+            return out
         a = _vector(x, "x")
         if a.dtype != self.dtype:
             if not np.can_cast(a.dtype, self.dtype, casting="same_kind"):
                 raise InvalidArgumentError(f"a {self.dtype} system cannot take a {a.dtype} signal")
             a = a.astype(self.dtype)
-        return self._system.apply(np.ascontiguousarray(a))
+        result = self._system.apply(np.ascontiguousarray(a))
+        return framework.from_numpy(result, x) if framework is not None else _arrays.like_input(result, x)
 
     def __len__(self) -> int:
         return len(self._system)
