@@ -8,11 +8,17 @@
 //
 // Algorithms, each selectable by name and each giving the result of `direct` to rounding:
 //   direct       the loops, ordered for contiguous inner loops; threads over (n, k)
+//   im2col_gemm  im2col of row bands, then one BLAS GEMM per band
+//   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once
+//   winograd     F(4×4, 3×3) for 3×3 kernels only; the channel sum is one BLAS GEMM per tile element
+//   polyhankel   seed 002 (Xu et al., CGO 2025): the convolution as one polynomial product per
+//                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement
 //   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
 //
-// The FFT algorithms have the forward error of a length-L FFT product, about
-// log2(L)·u·Σ|x||w| per output (u = 2^-24 for float, 2^-53 for double); the others that of
-// the sum itself.
+// direct, im2col_gemm and winograd round each output on the scale of its own Σ|x||w|
+// (winograd's transforms add a constant factor). An FFT spreads its rounding over all
+// coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
+// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double).
 #pragma once
 
 #include <concepts>
@@ -54,17 +60,17 @@ struct Conv2dShape {
   friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
 };
 
-enum class Conv2dAlgorithm { auto_, direct };
+enum class Conv2dAlgorithm { auto_, direct, im2col_gemm, fft2d, winograd, polyhankel };
 
-/// "auto", "direct".
+/// "auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel".
 std::string_view to_string(Conv2dAlgorithm algorithm) noexcept;
-/// The names of to_string; nullopt for anything else.
+/// The names of to_string, and "im2col-gemm"; nullopt for anything else.
 std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept;
 
 template <class T>
 concept Conv2dElement = std::same_as<T, float> || std::same_as<T, double>;
 
-/// Whether `algorithm` can compute `shape`.
+/// Whether `algorithm` can compute `shape` (winograd: 3×3 kernels only; the others: always).
 bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept;
 
 /// A convolution planned once for one shape and one set of weights, executed many times.
@@ -82,7 +88,7 @@ class Conv2dPlan {
  public:
   /// `weights`: K·C·Kh·Kw values; `bias`: K values or empty (no bias). Throws
   /// invalid_argument for a bad shape or sizes, unsupported for an algorithm that cannot
-  /// compute the shape.
+  /// compute the shape (winograd with a kernel other than 3×3).
   Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias = {},
              Conv2dAlgorithm algorithm = Conv2dAlgorithm::auto_, int threads = 0);
   ~Conv2dPlan();

@@ -63,6 +63,10 @@ std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {
   switch (algorithm) {
     case Conv2dAlgorithm::auto_: return "auto";
     case Conv2dAlgorithm::direct: return "direct";
+    case Conv2dAlgorithm::im2col_gemm: return "im2col_gemm";
+    case Conv2dAlgorithm::fft2d: return "fft2d";
+    case Conv2dAlgorithm::winograd: return "winograd";
+    case Conv2dAlgorithm::polyhankel: return "polyhankel";
   }
   return "?";
 }
@@ -70,22 +74,32 @@ std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {
 std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept {
   if (name == "auto") return Conv2dAlgorithm::auto_;
   if (name == "direct") return Conv2dAlgorithm::direct;
+  if (name == "im2col_gemm" || name == "im2col-gemm") return Conv2dAlgorithm::im2col_gemm;
+  if (name == "fft2d") return Conv2dAlgorithm::fft2d;
+  if (name == "winograd") return Conv2dAlgorithm::winograd;
+  if (name == "polyhankel") return Conv2dAlgorithm::polyhankel;
   return std::nullopt;
 }
 
 bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept {
-  (void)algorithm, (void)shape;
+  if (algorithm == Conv2dAlgorithm::winograd) return shape.kernel_height == 3 && shape.kernel_width == 3;
   return true;
 }
 
 namespace {
 
-constexpr Conv2dAlgorithm kMeasured[] = {Conv2dAlgorithm::direct};
+constexpr Conv2dAlgorithm kMeasured[] = {Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
+                                         Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd,
+                                         Conv2dAlgorithm::polyhankel};
 
 template <class T>
 nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>& args) {
   switch (algorithm) {
     case Conv2dAlgorithm::direct: return nn::make_direct(args);
+    case Conv2dAlgorithm::im2col_gemm: return nn::make_im2col_gemm(args);
+    case Conv2dAlgorithm::fft2d: return nn::make_fft2d(args);
+    case Conv2dAlgorithm::winograd: return nn::make_winograd(args);
+    case Conv2dAlgorithm::polyhankel: return nn::make_polyhankel(args);
     case Conv2dAlgorithm::auto_: break;
   }
   throw Error(ErrorCode::invalid_argument, "conv2d: no kernel for algorithm auto");
