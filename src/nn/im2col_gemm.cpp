@@ -1,6 +1,8 @@
 // src/nn/im2col_gemm.cpp — im2col and one GEMM: out[k, pixels] = W[k, (c,u,v)] · cols[(c,u,v), pixels].
 // The columns are built for a band of output rows at a time, so that the C·Kh·Kw × band matrix
 // stays a few MB (and in cache for the GEMM) whatever the image size.
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -28,7 +30,6 @@ class Im2colGemm final : public Conv2dKernel<T> {
   void run(const T* input, T* output) const override {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, Oh = s.out_height(), Ow = s.out_width();
-    const std::size_t rows = s.channels * s.kernel_height * s.kernel_width;
     for (std::size_t n = 0; n < s.batch; ++n) {
       const T* image = input + n * s.channels * s.height * s.width;
       T* out = output + n * K * Oh * Ow;
@@ -36,12 +37,29 @@ class Im2colGemm final : public Conv2dKernel<T> {
       for (std::size_t i0 = 0; i0 < Oh; i0 += band_) {
         const std::size_t band = std::min(band_, Oh - i0), pixels = band * Ow;
         unroll_band(image, i0, band);
-        gemm(K, pixels, rows, T(1), weights_.data(), rows, cols_.data(), pixels, T(1), out + i0 * Ow, Oh * Ow);
+        multiply_band(pixels, out + i0 * Ow);
       }
     }
   }
 
  private:
+  /// out[k, pixels] += W · cols, the pixels split between the threads: OpenBLAS (OpenMP
+  /// build) runs single-threaded inside a parallel region, so `threads` is honoured exactly.
+  void multiply_band(std::size_t pixels, T* out) const {
+    const Conv2dShape& s = shape_;
+    const std::size_t K = s.filters, rows = s.channels * s.kernel_height * s.kernel_width;
+    const std::size_t plane = s.out_height() * s.out_width();
+    const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads_), (pixels + 63) / 64));
+#pragma omp parallel num_threads(team) if (team > 1)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num()), nt = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t per = (pixels + nt - 1) / nt / 16 * 16 + 16;  // slices on 64-byte boundaries
+      const std::size_t begin = std::min(pixels, t * per), end = std::min(pixels, begin + per);
+      if (begin < end)
+        gemm(K, end - begin, rows, T(1), weights_.data(), rows, cols_.data() + begin, pixels, T(1), out + begin, plane);
+    }
+  }
+
   /// cols[(c,u,v), (i − i0)·Ow + j] = x[c, i+u−top, j+v−left], zero in the padding.
   void unroll_band(const T* image, std::size_t i0, std::size_t band) const {
     const Conv2dShape& s = shape_;

@@ -29,6 +29,17 @@ inline void input_transform_1d(const T* d, std::size_t ds, T* o, std::size_t os)
   o[5 * os] = 4 * d1 - 5 * d3 + d5;
 }
 
+/// The same from six values (tile columns 0..5), writing 6 outputs `os` apart.
+template <class T>
+inline void input_transform_1d_split(T d0, T d1, T d2, T d3, T d4, T d5, T* o, std::size_t os) {
+  o[0] = 4 * d0 - 5 * d2 + d4;
+  o[os] = -4 * d1 - 4 * d2 + d3 + d4;
+  o[2 * os] = 4 * d1 - 4 * d2 - d3 + d4;
+  o[3 * os] = -2 * d1 - d2 + 2 * d3 + d4;
+  o[4 * os] = 2 * d1 - d2 - 2 * d3 + d4;
+  o[5 * os] = 4 * d1 - 5 * d3 + d5;
+}
+
 /// o = Aᵀ·m for one column of 6 values: 4 outputs.
 template <class T>
 inline void output_transform_1d(const T* m, std::size_t ms, T* o, std::size_t os) {
@@ -57,9 +68,10 @@ class Winograd final : public Conv2dKernel<T> {
     const Conv2dShape& s = shape_;
     tiles_h_ = (s.out_height() + kOut - 1) / kOut;
     tiles_w_ = (s.out_width() + kOut - 1) / kOut;
-    const std::size_t tiles = s.batch * tiles_h_ * tiles_w_;
-    const std::size_t per_tile = kElements * std::max(s.channels, s.filters) * sizeof(T);
-    chunk_ = std::clamp<std::size_t>((std::size_t{2} << 20) / per_tile, 16, tiles);
+    // Chunks of whole tile rows, so that V and M of a chunk stay near 2 MB.
+    const std::size_t per_row = kElements * std::max(s.channels, s.filters) * tiles_w_ * sizeof(T);
+    chunk_rows_ = std::clamp<std::size_t>((std::size_t{2} << 20) / per_row, 1, s.batch * tiles_h_);
+    chunk_ = chunk_rows_ * tiles_w_;
     v_.resize(kElements * s.channels * chunk_);
     m_.resize(kElements * s.filters * chunk_);
     transform_filters(a.weights);
@@ -67,14 +79,17 @@ class Winograd final : public Conv2dKernel<T> {
 
   void run(const T* input, T* output) const override {
     const Conv2dShape& s = shape_;
-    const std::size_t tiles = s.batch * tiles_h_ * tiles_w_, C = s.channels, K = s.filters;
-    for (std::size_t first = 0; first < tiles; first += chunk_) {
-      const std::size_t count = std::min(chunk_, tiles - first);
-      transform_inputs(input, first, count);
+    const std::size_t tile_rows = s.batch * tiles_h_, C = s.channels, K = s.filters;
+    for (std::size_t first = 0; first < tile_rows; first += chunk_rows_) {
+      const std::size_t rows = std::min(chunk_rows_, tile_rows - first), count = rows * tiles_w_;
+      transform_inputs(input, first, rows);
+      // The 36 products are independent: one per thread at a time (OpenBLAS's OpenMP build runs
+      // single-threaded inside the region).
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (threads_ > 1)
       for (std::size_t e = 0; e < kElements; ++e)
         gemm(K, count, C, T(1), u_.data() + e * K * C, C, v_.data() + e * C * chunk_, chunk_, T(0),
              m_.data() + e * K * chunk_, chunk_);
-      transform_outputs(output, first, count);
+      transform_outputs(output, first, rows);
     }
   }
 
@@ -93,68 +108,104 @@ class Winograd final : public Conv2dKernel<T> {
       }
   }
 
-  /// Where tile t (numbered over images, then tile rows, then tile columns) starts.
-  void tile_origin(std::size_t t, std::size_t& n, std::size_t& ti, std::size_t& tj) const {
-    tj = t % tiles_w_;
-    ti = t / tiles_w_ % tiles_h_;
-    n = t / (tiles_w_ * tiles_h_);
-  }
-
-  /// V[ξ][c][t − first] = (Bᵀ·d·B)[ξ], d the 6×6 input tile with the padding as zeros.
-  void transform_inputs(const T* input, std::size_t first, std::size_t count) const {
+  /// V[ξ][c][tiles of one tile row] = (Bᵀ·d·B)[ξ] for every tile of tile row `row` (numbered
+  /// over images, then tile rows) of channel c, d the 6×6 input tiles with the padding as
+  /// zeros. Vectorised along the row: Bᵀ down the six input rows at once, then B across, with
+  /// the columns split by phase (x mod 4) so that tile tj's six columns are contiguous in tj.
+  void transform_tile_row(const T* input, std::size_t row, std::size_t c, T* v_row, std::size_t v_stride,
+                          T* scratch) const {
     const Conv2dShape& s = shape_;
-    const std::size_t C = s.channels, H = s.height, W = s.width;
-    const long long jobs = static_cast<long long>(C * count);
-#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && jobs > 16)
-    for (long long job = 0; job < jobs; ++job) {
-      const std::size_t c = static_cast<std::size_t>(job) / count, local = static_cast<std::size_t>(job) % count;
-      std::size_t n, ti, tj;
-      tile_origin(first + local, n, ti, tj);
-      const T* plane = input + (n * C + c) * H * W;
-      T d[kElements], half[kElements], v[kElements];
-      for (std::size_t a = 0; a < kTile; ++a) {
-        // Padded coordinates: image row y − top, column z − left; outside the image is zero.
-        const std::size_t y = ti * kOut + a;
-        const bool row_inside = y >= s.padding.top && y - s.padding.top < H;
-        for (std::size_t b = 0; b < kTile; ++b) {
-          const std::size_t z = tj * kOut + b;
-          const bool inside = row_inside && z >= s.padding.left && z - s.padding.left < W;
-          d[a * kTile + b] = inside ? plane[(y - s.padding.top) * W + z - s.padding.left] : T(0);
-        }
-      }
-      for (std::size_t col = 0; col < kTile; ++col) input_transform_1d(d + col, kTile, half + col, kTile);
-      for (std::size_t row = 0; row < kTile; ++row) input_transform_1d(half + kTile * row, 1, v + kTile * row, 1);
-      for (std::size_t e = 0; e < kElements; ++e) v_[(e * C + c) * chunk_ + local] = v[e];
+    const std::size_t H = s.height, W = s.width, n = row / tiles_h_, ti = row % tiles_h_;
+    const std::size_t phase_len = tiles_w_ + 1, width = kOut * phase_len;  // 4·tw + 2 columns used
+    const T* plane = input + (n * s.channels + c) * H * W;
+    T* d = scratch;                     // 6 padded input rows of `width`
+    T* down = scratch + kTile * width;  // Bᵀ·d: 6 rows, each split into 4 phases of phase_len
+    for (std::size_t a = 0; a < kTile; ++a) {
+      T* dst = d + a * width;
+      std::fill(dst, dst + width, T(0));
+      const std::size_t y = ti * kOut + a;
+      if (y < s.padding.top || y - s.padding.top >= H) continue;
+      const std::size_t first = std::min(width, s.padding.left), last = std::min(width, s.padding.left + W);
+      std::copy(plane + (y - s.padding.top) * W, plane + (y - s.padding.top) * W + (last - first), dst + first);
+    }
+    T col[kTile];
+    for (std::size_t x = 0; x < width; ++x) {
+      input_transform_1d(d + x, width, col, 1);
+      for (std::size_t a = 0; a < kTile; ++a) down[(a * 4 + x % 4) * phase_len + x / 4] = col[a];
+    }
+    for (std::size_t a = 0; a < kTile; ++a) {
+      // Tile tj's columns 4tj+b are phase b%4 at index tj + b/4.
+      const T* p0 = down + (a * 4 + 0) * phase_len;
+      const T* p1 = down + (a * 4 + 1) * phase_len;
+      const T* p2 = down + (a * 4 + 2) * phase_len;
+      const T* p3 = down + (a * 4 + 3) * phase_len;
+      T* o = v_row + (a * kTile) * v_stride;
+      for (std::size_t tj = 0; tj < tiles_w_; ++tj)
+        input_transform_1d_split(p0[tj], p1[tj], p2[tj], p3[tj], p0[tj + 1], p1[tj + 1], o + tj, v_stride);
     }
   }
 
-  /// out tile = Aᵀ·M·A + bias, clipped to the output's edge.
-  void transform_outputs(T* output, std::size_t first, std::size_t count) const {
+  /// V for the tile rows [first_row, first_row + rows) of every channel.
+  void transform_inputs(const T* input, std::size_t first_row, std::size_t rows) const {
+    const std::size_t C = shape_.channels;
+    const long long jobs = static_cast<long long>(C * rows);
+#pragma omp parallel num_threads(threads_) if (threads_ > 1 && jobs > 1)
+    {
+      std::vector<T> scratch(2 * kTile * kOut * (tiles_w_ + 1));
+#pragma omp for schedule(static)
+      for (long long job = 0; job < jobs; ++job) {
+        const std::size_t c = static_cast<std::size_t>(job) / rows, r = static_cast<std::size_t>(job) % rows;
+        transform_tile_row(input, first_row + r, c, v_.data() + c * chunk_ + r * tiles_w_, C * chunk_, scratch.data());
+      }
+    }
+  }
+
+  /// out tiles = Aᵀ·M·A + bias for one tile row and filter, clipped to the output's edge;
+  /// vectorised along the row as the input transform.
+  void output_tile_row(T* output, std::size_t row, std::size_t k, const T* m_row, std::size_t m_stride,
+                       T* scratch) const {
     const Conv2dShape& s = shape_;
-    const std::size_t K = s.filters, Oh = s.out_height(), Ow = s.out_width();
-    const std::span<const T> bias(bias_);
-    const long long jobs = static_cast<long long>(K * count);
-#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && jobs > 16)
-    for (long long job = 0; job < jobs; ++job) {
-      const std::size_t k = static_cast<std::size_t>(job) / count, local = static_cast<std::size_t>(job) % count;
-      std::size_t n, ti, tj;
-      tile_origin(first + local, n, ti, tj);
-      T m[kElements], half[kOut * kTile], y[kOut * kOut];
-      for (std::size_t e = 0; e < kElements; ++e) m[e] = m_[(e * K + k) * chunk_ + local];
-      for (std::size_t col = 0; col < kTile; ++col) output_transform_1d(m + col, kTile, half + col, kTile);  // 4×6
-      for (std::size_t row = 0; row < kOut; ++row) output_transform_1d(half + kTile * row, 1, y + kOut * row, 1);
-      const T b = bias_of(bias, k);
-      T* plane = output + (n * K + k) * Oh * Ow;
-      const std::size_t rows = std::min(kOut, Oh - ti * kOut), cols = std::min(kOut, Ow - tj * kOut);
-      for (std::size_t a = 0; a < rows; ++a)
-        for (std::size_t c = 0; c < cols; ++c) plane[(ti * kOut + a) * Ow + tj * kOut + c] = y[a * kOut + c] + b;
+    const std::size_t Oh = s.out_height(), Ow = s.out_width(), tw = tiles_w_;
+    const std::size_t n = row / tiles_h_, ti = row % tiles_h_;
+    T* across = scratch;                     // [α][sx][tj]: M·A along each tile row of M
+    T* lines = scratch + kTile * kOut * tw;  // the tile row's 4 output rows of 4·tw values
+    for (std::size_t a = 0; a < kTile; ++a) {
+      const T* m = m_row + a * kTile * m_stride;
+      T* o = across + a * kOut * tw;
+      for (std::size_t tj = 0; tj < tw; ++tj) output_transform_1d(m + tj, m_stride, o + tj, tw);
+    }
+    T col[kOut];
+    for (std::size_t sx = 0; sx < kOut; ++sx)
+      for (std::size_t tj = 0; tj < tw; ++tj) {
+        output_transform_1d(across + sx * tw + tj, kOut * tw, col, 1);
+        for (std::size_t r = 0; r < kOut; ++r) lines[r * kOut * tw + tj * kOut + sx] = col[r];
+      }
+    const T b = bias_of(std::span<const T>(bias_), k);
+    T* plane = output + (n * s.filters + k) * Oh * Ow;
+    for (std::size_t r = 0; r < std::min(kOut, Oh - ti * kOut); ++r) {
+      T* dst = plane + (ti * kOut + r) * Ow;
+      for (std::size_t j = 0; j < Ow; ++j) dst[j] = lines[r * kOut * tw + j] + b;
+    }
+  }
+
+  void transform_outputs(T* output, std::size_t first_row, std::size_t rows) const {
+    const std::size_t K = shape_.filters;
+    const long long jobs = static_cast<long long>(K * rows);
+#pragma omp parallel num_threads(threads_) if (threads_ > 1 && jobs > 1)
+    {
+      std::vector<T> scratch((kTile + kOut) * kOut * tiles_w_);
+#pragma omp for schedule(static)
+      for (long long job = 0; job < jobs; ++job) {
+        const std::size_t k = static_cast<std::size_t>(job) / rows, r = static_cast<std::size_t>(job) % rows;
+        output_tile_row(output, first_row + r, k, m_.data() + k * chunk_ + r * tiles_w_, K * chunk_, scratch.data());
+      }
     }
   }
 
   Conv2dShape shape_;
   std::vector<T> bias_, u_;
   int threads_;
-  std::size_t tiles_h_ = 0, tiles_w_ = 0, chunk_ = 0;
+  std::size_t tiles_h_ = 0, tiles_w_ = 0, chunk_rows_ = 0, chunk_ = 0;  // chunk_: tiles
   mutable std::vector<T> v_, m_;
 };
 
