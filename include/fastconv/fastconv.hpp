@@ -3,6 +3,7 @@
 
 #include "fastconv/backend.hpp"
 #include "fastconv/boolean.hpp"
+#include "fastconv/conv2d.hpp"
 #include "fastconv/dyadic.hpp"
 #include "fastconv/error.hpp"
 #include "fastconv/sbox.hpp"

@@ -1,0 +1,121 @@
+// fastconv/conv2d.hpp — forward 2-D convolution of neural networks (CPU).
+//
+// What PyTorch's conv2d computes (a cross-correlation), stride 1, dilation 1:
+//   out[n,k,i,j] = bias[k] + Σ_c Σ_u Σ_v in[n, c, i+u−top, j+v−left] · w[k,c,u,v]
+// with in = 0 outside the image. Input NCHW (N·C·H·W), weights K·C·Kh·Kw, output
+// N·K·Oh·Ow with Oh = H + top + bottom − Kh + 1 and Ow = W + left + right − Kw + 1, all
+// row-major and contiguous. Padding may be asymmetric and larger than the kernel.
+//
+// Algorithms, each selectable by name and each giving the result of `direct` to rounding:
+//   direct       the loops, ordered for contiguous inner loops; threads over (n, k)
+//   im2col_gemm  im2col of row bands, then one BLAS GEMM per band
+//   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once
+//   winograd     F(4×4, 3×3) for 3×3 kernels only; the channel sum is one BLAS GEMM per tile element
+//   polyhankel   seed 002 (Xu et al., CGO 2025): the convolution as one polynomial product per
+//                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement
+//   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
+//
+// direct, im2col_gemm and winograd round each output on the scale of its own Σ|x||w|
+// (winograd's transforms add a constant factor). An FFT spreads its rounding over all
+// coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
+// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "fastconv/error.hpp"
+
+namespace fastconv {
+
+/// Zero rows and columns added around each input image.
+struct Padding {
+  std::size_t top = 0, bottom = 0, left = 0, right = 0;
+  /// The same padding on all four sides (PyTorch's padding=p).
+  static constexpr Padding same_all(std::size_t p) noexcept { return {p, p, p, p}; }
+  friend bool operator==(const Padding&, const Padding&) = default;
+};
+
+struct Conv2dShape {
+  std::size_t batch = 1;     ///< N images
+  std::size_t channels = 1;  ///< C input channels
+  std::size_t height = 0, width = 0;
+  std::size_t filters = 1;   ///< K output channels
+  std::size_t kernel_height = 0, kernel_width = 0;
+  Padding padding{};
+
+  /// Output rows and columns; meaningful once validate() has passed.
+  [[nodiscard]] std::size_t out_height() const noexcept;
+  [[nodiscard]] std::size_t out_width() const noexcept;
+  [[nodiscard]] std::size_t input_size() const noexcept;   ///< N·C·H·W
+  [[nodiscard]] std::size_t weight_size() const noexcept;  ///< K·C·Kh·Kw
+  [[nodiscard]] std::size_t output_size() const noexcept;  ///< N·K·Oh·Ow
+  /// Throws invalid_argument (with the reason) for a zero dimension or an empty output.
+  void validate() const;
+  friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
+};
+
+enum class Conv2dAlgorithm { auto_, direct, im2col_gemm, fft2d, winograd, polyhankel };
+
+/// "auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel".
+std::string_view to_string(Conv2dAlgorithm algorithm) noexcept;
+/// The names of to_string, and "im2col-gemm"; nullopt for anything else.
+std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept;
+
+template <class T>
+concept Conv2dElement = std::same_as<T, float> || std::same_as<T, double>;
+
+/// Whether `algorithm` can compute `shape` (winograd: 3×3 kernels only; the others: always).
+bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept;
+
+/// A convolution planned once for one shape and one set of weights, executed many times.
+///
+/// Construction copies and transforms the weights (kernel spectra, Winograd filter
+/// transforms), makes FFT plans and allocates scratch; with Conv2dAlgorithm::auto_ it also
+/// times every applicable algorithm on the shape, once per process for each
+/// (shape, type, threads). `threads` = 0: OpenMP's default. BLAS calls use OpenBLAS's own
+/// thread count (OPENBLAS_NUM_THREADS).
+///
+/// execute() may be called from several threads on one plan; the calls share the plan's
+/// scratch and run one after another.
+template <Conv2dElement T>
+class Conv2dPlan {
+ public:
+  /// `weights`: K·C·Kh·Kw values; `bias`: K values or empty (no bias). Throws
+  /// invalid_argument for a bad shape or sizes, unsupported for an algorithm that cannot
+  /// compute the shape (winograd with a kernel other than 3×3).
+  Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias = {},
+             Conv2dAlgorithm algorithm = Conv2dAlgorithm::auto_, int threads = 0);
+  ~Conv2dPlan();
+  Conv2dPlan(Conv2dPlan&&) noexcept;
+  Conv2dPlan& operator=(Conv2dPlan&&) noexcept;
+
+  /// `input`: shape().input_size() values; `output`: shape().output_size() values,
+  /// overwritten. Other sizes are an invalid_argument Error.
+  void execute(std::span<const T> input, std::span<T> output) const;
+
+  /// The algorithm that runs: the one asked for, or the one auto_ chose.
+  [[nodiscard]] Conv2dAlgorithm algorithm() const noexcept;
+  [[nodiscard]] const Conv2dShape& shape() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One-off convolution: plans, executes once and returns the N·K·Oh·Ow output.
+template <Conv2dElement T>
+std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
+                      const Conv2dShape& shape, Conv2dAlgorithm algorithm = Conv2dAlgorithm::auto_,
+                      int threads = 0) {
+  std::vector<T> output(shape.output_size());
+  Conv2dPlan<T>(shape, weights, bias, algorithm, threads).execute(input, output);
+  return output;
+}
+
+}  // namespace fastconv

@@ -1,0 +1,239 @@
+// src/nn/conv2d.cpp — Conv2dShape, names, and Conv2dPlan: validation, dispatch and the
+// measured choice of auto_.
+#include "fastconv/conv2d.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "nn/kernels.hpp"
+
+namespace fastconv {
+
+namespace {
+
+/// H + top + bottom − (Kh − 1) without wrapping: 0 when the kernel does not fit.
+std::size_t out_extent(std::size_t in, std::size_t pad_a, std::size_t pad_b, std::size_t kernel) noexcept {
+  const std::size_t padded = in + pad_a + pad_b;
+  return kernel == 0 || padded < kernel ? 0 : padded - kernel + 1;
+}
+
+std::string shape_text(const Conv2dShape& s) {
+  return "N=" + std::to_string(s.batch) + " C=" + std::to_string(s.channels) + " H=" + std::to_string(s.height) +
+         " W=" + std::to_string(s.width) + " K=" + std::to_string(s.filters) + " kernel " +
+         std::to_string(s.kernel_height) + "x" + std::to_string(s.kernel_width) + " padding (top " +
+         std::to_string(s.padding.top) + ", bottom " + std::to_string(s.padding.bottom) + ", left " +
+         std::to_string(s.padding.left) + ", right " + std::to_string(s.padding.right) + ")";
+}
+
+}  // namespace
+
+std::size_t Conv2dShape::out_height() const noexcept {
+  return out_extent(height, padding.top, padding.bottom, kernel_height);
+}
+std::size_t Conv2dShape::out_width() const noexcept {
+  return out_extent(width, padding.left, padding.right, kernel_width);
+}
+std::size_t Conv2dShape::input_size() const noexcept { return batch * channels * height * width; }
+std::size_t Conv2dShape::weight_size() const noexcept {
+  return filters * channels * kernel_height * kernel_width;
+}
+std::size_t Conv2dShape::output_size() const noexcept { return batch * filters * out_height() * out_width(); }
+
+void Conv2dShape::validate() const {
+  if (batch == 0 || channels == 0 || height == 0 || width == 0 || filters == 0 || kernel_height == 0 ||
+      kernel_width == 0)
+    throw Error(ErrorCode::invalid_argument, "conv2d: shape " + shape_text(*this) + " has a zero dimension");
+  if (out_height() == 0 || out_width() == 0)
+    throw Error(ErrorCode::invalid_argument,
+                "conv2d: shape " + shape_text(*this) +
+                    " has no output: the kernel is larger than the padded input (output " +
+                    std::to_string(static_cast<long long>(height + padding.top + padding.bottom) -
+                                   static_cast<long long>(kernel_height) + 1) +
+                    "x" +
+                    std::to_string(static_cast<long long>(width + padding.left + padding.right) -
+                                   static_cast<long long>(kernel_width) + 1) +
+                    ")");
+}
+
+std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {
+  switch (algorithm) {
+    case Conv2dAlgorithm::auto_: return "auto";
+    case Conv2dAlgorithm::direct: return "direct";
+    case Conv2dAlgorithm::im2col_gemm: return "im2col_gemm";
+    case Conv2dAlgorithm::fft2d: return "fft2d";
+    case Conv2dAlgorithm::winograd: return "winograd";
+    case Conv2dAlgorithm::polyhankel: return "polyhankel";
+  }
+  return "?";
+}
+
+std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept {
+  if (name == "auto") return Conv2dAlgorithm::auto_;
+  if (name == "direct") return Conv2dAlgorithm::direct;
+  if (name == "im2col_gemm" || name == "im2col-gemm") return Conv2dAlgorithm::im2col_gemm;
+  if (name == "fft2d") return Conv2dAlgorithm::fft2d;
+  if (name == "winograd") return Conv2dAlgorithm::winograd;
+  if (name == "polyhankel") return Conv2dAlgorithm::polyhankel;
+  return std::nullopt;
+}
+
+bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept {
+  if (algorithm == Conv2dAlgorithm::winograd) return shape.kernel_height == 3 && shape.kernel_width == 3;
+  return true;
+}
+
+namespace {
+
+constexpr Conv2dAlgorithm kMeasured[] = {Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
+                                         Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd,
+                                         Conv2dAlgorithm::polyhankel};
+
+template <class T>
+nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>& args) {
+  switch (algorithm) {
+    case Conv2dAlgorithm::direct: return nn::make_direct(args);
+    case Conv2dAlgorithm::im2col_gemm: return nn::make_im2col_gemm(args);
+    case Conv2dAlgorithm::fft2d: return nn::make_fft2d(args);
+    case Conv2dAlgorithm::winograd: return nn::make_winograd(args);
+    case Conv2dAlgorithm::polyhankel: return nn::make_polyhankel(args);
+    case Conv2dAlgorithm::auto_: break;
+  }
+  throw Error(ErrorCode::invalid_argument, "conv2d: no kernel for algorithm auto");
+}
+
+/// Seconds of one run, the best of a few: the first call also pays for page faults.
+template <class T>
+double time_kernel(const nn::Conv2dKernel<T>& kernel, const T* input, T* output) {
+  double best = 1e300;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    kernel.run(input, output);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (best > 0.2) break;  // slow enough that one more sample adds nothing but time
+  }
+  return best;
+}
+
+/// auto_'s choices, like cuDNN's find: measured once per (shape, type, threads) in the process.
+using ChoiceKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
+                             std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, int>;
+std::mutex choice_mutex;
+std::map<ChoiceKey, Conv2dAlgorithm> choices;
+
+template <class T>
+ChoiceKey choice_key(const Conv2dShape& s, int threads) {
+  return {s.batch, s.channels, s.height, s.width, s.filters, s.kernel_height, s.kernel_width, s.padding.top,
+          s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), threads};
+}
+
+/// Builds every applicable kernel, times it on a deterministic sample input, and keeps the
+/// fastest (whose plan work is then not repeated).
+template <class T>
+std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
+  const Conv2dShape& s = args.shape;
+  std::vector<T> input(s.input_size()), output(s.output_size());
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 17) - 8) / T(8);
+  std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> best{Conv2dAlgorithm::direct, nullptr};
+  double best_time = 1e300;
+  for (Conv2dAlgorithm candidate : kMeasured) {
+    if (!conv2d_supports(candidate, s)) continue;
+    nn::KernelPtr<T> kernel = make_kernel(candidate, args);
+    const double t = time_kernel(*kernel, input.data(), output.data());
+    if (t < best_time) best_time = t, best = {candidate, std::move(kernel)};
+  }
+  return best;
+}
+
+}  // namespace
+
+template <Conv2dElement T>
+struct Conv2dPlan<T>::Impl {
+  Conv2dShape shape;
+  Conv2dAlgorithm algorithm;
+  nn::KernelPtr<T> kernel;
+  mutable std::mutex run_mutex;  // kernels keep scratch: one run at a time
+};
+
+template <Conv2dElement T>
+Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias,
+                          Conv2dAlgorithm algorithm, int threads)
+    : impl_(std::make_unique<Impl>()) {
+  shape.validate();
+  if (weights.size() != shape.weight_size())
+    throw Error(ErrorCode::invalid_argument, "conv2d: " + std::to_string(weights.size()) + " weights given, the shape " +
+                                                 shape_text(shape) + " needs K*C*Kh*Kw = " +
+                                                 std::to_string(shape.weight_size()));
+  if (!bias.empty() && bias.size() != shape.filters)
+    throw Error(ErrorCode::invalid_argument, "conv2d: " + std::to_string(bias.size()) +
+                                                 " bias values given, expected none or K = " +
+                                                 std::to_string(shape.filters));
+  if (threads < 0)
+    throw Error(ErrorCode::invalid_argument, "conv2d: thread count " + std::to_string(threads) + " is negative");
+  if (!conv2d_supports(algorithm, shape))
+    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(to_string(algorithm)) +
+                                            " algorithm computes 3x3 kernels only, not " +
+                                            std::to_string(shape.kernel_height) + "x" +
+                                            std::to_string(shape.kernel_width));
+  const nn::KernelArgs<T> args{shape, weights, bias, nn::resolve_threads(threads)};
+  impl_->shape = shape;
+  if (algorithm != Conv2dAlgorithm::auto_) {
+    impl_->algorithm = algorithm;
+    impl_->kernel = make_kernel(algorithm, args);
+    return;
+  }
+  const ChoiceKey key = choice_key<T>(shape, args.threads);
+  {
+    std::lock_guard lock(choice_mutex);
+    if (auto it = choices.find(key); it != choices.end()) {
+      impl_->algorithm = it->second;
+      impl_->kernel = make_kernel(it->second, args);
+      return;
+    }
+  }
+  auto [chosen, kernel] = measure_fastest(args);
+  std::lock_guard lock(choice_mutex);
+  choices.emplace(key, chosen);
+  impl_->algorithm = chosen;
+  impl_->kernel = std::move(kernel);
+}
+
+template <Conv2dElement T>
+Conv2dPlan<T>::~Conv2dPlan() = default;
+template <Conv2dElement T>
+Conv2dPlan<T>::Conv2dPlan(Conv2dPlan&&) noexcept = default;
+template <Conv2dElement T>
+Conv2dPlan<T>& Conv2dPlan<T>::operator=(Conv2dPlan&&) noexcept = default;
+
+template <Conv2dElement T>
+void Conv2dPlan<T>::execute(std::span<const T> input, std::span<T> output) const {
+  const Conv2dShape& s = impl_->shape;
+  if (input.size() != s.input_size())
+    throw Error(ErrorCode::invalid_argument, "conv2d: input has " + std::to_string(input.size()) +
+                                                 " values, the shape needs N*C*H*W = " +
+                                                 std::to_string(s.input_size()));
+  if (output.size() != s.output_size())
+    throw Error(ErrorCode::invalid_argument, "conv2d: output has room for " + std::to_string(output.size()) +
+                                                 " values, the shape needs N*K*Oh*Ow = " +
+                                                 std::to_string(s.output_size()));
+  std::lock_guard lock(impl_->run_mutex);
+  impl_->kernel->run(input.data(), output.data());
+}
+
+template <Conv2dElement T>
+Conv2dAlgorithm Conv2dPlan<T>::algorithm() const noexcept {
+  return impl_->algorithm;
+}
+
+template <Conv2dElement T>
+const Conv2dShape& Conv2dPlan<T>::shape() const noexcept {
+  return impl_->shape;
+}
+
+template class Conv2dPlan<float>;
+template class Conv2dPlan<double>;
+
+}  // namespace fastconv

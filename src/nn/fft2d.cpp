@@ -1,0 +1,58 @@
+// src/nn/fft2d.cpp — the classic FFT convolution: the padded image and the flipped kernel in
+// Fh×Fw arrays (Fh ≥ H+top+bottom, Fw ≥ W+left+right), one 2-D real FFT each. The cyclic
+// product equals the linear one on every output because the padded image already fits:
+// wrap-around only reaches the first Kh−1 rows and Kw−1 columns, which are not outputs.
+#include "nn/spectral.hpp"
+
+namespace fastconv::nn {
+
+namespace {
+
+template <class T>
+class PaddedImageLayout {
+ public:
+  explicit PaddedImageLayout(const Conv2dShape& s)
+      : s_(s), fh_(next_smooth(s.height + s.padding.top + s.padding.bottom, false)),
+        fw_(next_smooth(s.width + s.padding.left + s.padding.right, true)) {}
+
+  std::vector<int> dims() const { return {static_cast<int>(fh_), static_cast<int>(fw_)}; }
+
+  void place_input(const T* plane, T* real) const {
+    for (std::size_t r = 0; r < s_.height; ++r)
+      std::copy(plane + r * s_.width, plane + (r + 1) * s_.width, real + (r + s_.padding.top) * fw_ + s_.padding.left);
+  }
+
+  /// Flipped, so that the cyclic convolution is the cross-correlation, ending at the output's index.
+  void place_kernel(const T* w, T scale, T* real) const {
+    const std::size_t Kh = s_.kernel_height, Kw = s_.kernel_width;
+    for (std::size_t u = 0; u < Kh; ++u)
+      for (std::size_t v = 0; v < Kw; ++v) real[(Kh - 1 - u) * fw_ + Kw - 1 - v] = w[u * Kw + v] * scale;
+  }
+
+  void extract(const T* real, T* out, T bias) const {
+    const std::size_t Oh = s_.out_height(), Ow = s_.out_width();
+    for (std::size_t i = 0; i < Oh; ++i) {
+      const T* row = real + (i + s_.kernel_height - 1) * fw_ + s_.kernel_width - 1;
+      for (std::size_t j = 0; j < Ow; ++j) out[i * Ow + j] = row[j] + bias;
+    }
+  }
+
+ private:
+  Conv2dShape s_;
+  std::size_t fh_, fw_;
+};
+
+}  // namespace
+
+template <class T>
+KernelPtr<T> make_fft2d(const KernelArgs<T>& args) {
+  PaddedImageLayout<T> layout(args.shape);
+  const auto dims = layout.dims();
+  return std::make_unique<SpectralConv<T, PaddedImageLayout<T>>>(
+      args, std::move(layout), planner_flags(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1])));
+}
+
+template KernelPtr<float> make_fft2d(const KernelArgs<float>&);
+template KernelPtr<double> make_fft2d(const KernelArgs<double>&);
+
+}  // namespace fastconv::nn

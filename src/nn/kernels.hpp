@@ -1,0 +1,59 @@
+// src/nn/kernels.hpp — the conv2d algorithms behind Conv2dPlan, one factory each.
+#pragma once
+
+#include <omp.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "fastconv/conv2d.hpp"
+
+namespace fastconv::nn {
+
+/// One planned algorithm: weights transformed, scratch sized. run() reads shape.input_size()
+/// values and overwrites shape.output_size() values; the plan has checked the sizes and
+/// serialises the calls, so a kernel may keep mutable scratch.
+template <class T>
+class Conv2dKernel {
+ public:
+  virtual ~Conv2dKernel() = default;
+  virtual void run(const T* input, T* output) const = 0;
+};
+
+template <class T>
+using KernelPtr = std::unique_ptr<Conv2dKernel<T>>;
+
+/// The arguments every factory takes: shape validated, weights K·C·Kh·Kw, bias K or empty.
+template <class T>
+struct KernelArgs {
+  Conv2dShape shape;
+  std::span<const T> weights;
+  std::span<const T> bias;
+  int threads;  ///< > 0: resolved by the plan
+};
+
+template <class T> KernelPtr<T> make_direct(const KernelArgs<T>& args);
+template <class T> KernelPtr<T> make_im2col_gemm(const KernelArgs<T>& args);
+template <class T> KernelPtr<T> make_fft2d(const KernelArgs<T>& args);
+template <class T> KernelPtr<T> make_winograd(const KernelArgs<T>& args);
+/// fft_length = 0: chosen by measurement (cached per shape); otherwise that length, which
+/// must be at least polyhankel_min_length(shape) (tests use it to check the bound).
+template <class T> KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0);
+
+/// Row stride S of the polynomial: the image rows with at least max(left, right) zeros
+/// between them, which serve as one row's right padding and the next row's left padding.
+std::size_t polyhankel_row_stride(const Conv2dShape& shape) noexcept;
+/// The shortest cyclic length L that gives exact outputs: wrap-around lands only on
+/// discarded degrees when L ≥ max(S·(H+bottom−1) + W+right, S·(H+top−1) + W+left).
+std::size_t polyhankel_min_length(const Conv2dShape& shape) noexcept;
+
+/// bias[k], or 0 without a bias.
+template <class T>
+T bias_of(std::span<const T> bias, std::size_t k) noexcept {
+  return bias.empty() ? T(0) : bias[k];
+}
+
+inline int resolve_threads(int threads) noexcept { return threads > 0 ? threads : omp_get_max_threads(); }
+
+}  // namespace fastconv::nn

@@ -1,0 +1,300 @@
+// tests/conv2d_test.cpp — every conv2d algorithm against the definition, written here as
+// seven nested loops in long double with no code from the library.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fastconv/conv2d.hpp"
+#include "nn/kernels.hpp"
+
+namespace {
+
+using fastconv::Conv2dAlgorithm;
+using fastconv::Conv2dShape;
+using fastconv::Padding;
+
+/// The definition: out[n,k,i,j] = b[k] + Σ_c Σ_u Σ_v x[n,c,i+u−top,j+v−left] · w[k,c,u,v], and beside
+/// it Σ|x||w| + |b|, the scale of the rounding error any algorithm may make.
+struct Reference {
+  std::vector<long double> value, scale;
+};
+
+template <class T>
+Reference definition(const std::vector<T>& x, const std::vector<T>& w, const std::vector<T>& b, const Conv2dShape& s) {
+  const long long H = static_cast<long long>(s.height), W = static_cast<long long>(s.width);
+  const long long Oh = static_cast<long long>(H + s.padding.top + s.padding.bottom - s.kernel_height + 1);
+  const long long Ow = static_cast<long long>(W + s.padding.left + s.padding.right - s.kernel_width + 1);
+  const std::size_t C = s.channels, K = s.filters, Kh = s.kernel_height, Kw = s.kernel_width;
+  Reference r{std::vector<long double>(s.batch * K * Oh * Ow), std::vector<long double>(s.batch * K * Oh * Ow)};
+  for (std::size_t n = 0; n < s.batch; ++n)
+    for (std::size_t k = 0; k < K; ++k)
+      for (long long i = 0; i < Oh; ++i)
+        for (long long j = 0; j < Ow; ++j) {
+          long double sum = b.empty() ? 0 : b[k], scale = b.empty() ? 0 : std::fabs(b[k]);
+          for (std::size_t c = 0; c < C; ++c)
+            for (std::size_t u = 0; u < Kh; ++u)
+              for (std::size_t v = 0; v < Kw; ++v) {
+                const long long y = i + static_cast<long long>(u) - static_cast<long long>(s.padding.top);
+                const long long z = j + static_cast<long long>(v) - static_cast<long long>(s.padding.left);
+                if (y < 0 || y >= H || z < 0 || z >= W) continue;
+                const long double xv = x[((n * C + c) * H + y) * W + z], wv = w[((k * C + c) * Kh + u) * Kw + v];
+                sum += xv * wv;
+                scale += std::fabs(xv * wv);
+              }
+          const std::size_t at = ((n * K + k) * Oh + i) * Ow + j;
+          r.value[at] = sum;
+          r.scale[at] = scale;
+        }
+  return r;
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<T> v(count);
+  for (auto& e : v) e = static_cast<T>(d(rng));
+  return v;
+}
+
+/// Relative to Σ|x||w|: float's FFT algorithms round ~log2(L) times, u = 6e-8.
+template <class T>
+constexpr double kTolerance = sizeof(T) == 4 ? 2e-5 : 1e-12;
+
+/// An FFT spreads its rounding over every coefficient: an output made of padding alone is
+/// off by u·(the large outputs), not by u·0. Winograd's transforms mix the 6×6 inputs of a
+/// tile with factors up to 8 and 1/24 in the filter transform, so its error scales with the
+/// tile's values and is larger. These algorithms are held to the largest Σ|x||w| of the call
+/// as well as their own.
+bool spreads_error(Conv2dAlgorithm a) {
+  return a == Conv2dAlgorithm::fft2d || a == Conv2dAlgorithm::polyhankel || a == Conv2dAlgorithm::winograd;
+}
+
+template <class T>
+void expect_matches(const std::vector<T>& got, const Reference& want, const std::string& what, bool global = false) {
+  ASSERT_EQ(got.size(), want.value.size()) << what;
+  const long double floor = global ? *std::max_element(want.scale.begin(), want.scale.end()) : 0;
+  int reported = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const long double err = std::fabs(static_cast<long double>(got[i]) - want.value[i]);
+    const long double bound = kTolerance<T> * (want.scale[i] + floor + 1e-30L);
+    if (err > bound && reported++ < 5)
+      ADD_FAILURE() << what << ": output " << i << " is " << got[i] << ", expected "
+                    << static_cast<double>(want.value[i]) << " (error " << static_cast<double>(err) << " > "
+                    << static_cast<double>(bound) << ")";
+  }
+}
+
+std::string describe(const Conv2dShape& s, Conv2dAlgorithm a) {
+  return std::string(fastconv::to_string(a)) + " N=" + std::to_string(s.batch) + " C=" + std::to_string(s.channels) +
+         " " + std::to_string(s.height) + "x" + std::to_string(s.width) + " K=" + std::to_string(s.filters) + " " +
+         std::to_string(s.kernel_height) + "x" + std::to_string(s.kernel_width) + " pad " +
+         std::to_string(s.padding.top) + "," + std::to_string(s.padding.bottom) + "," +
+         std::to_string(s.padding.left) + "," + std::to_string(s.padding.right);
+}
+
+template <class T>
+void check_algorithm(const Conv2dShape& s, Conv2dAlgorithm a, std::mt19937_64& rng, bool with_bias = true) {
+  const auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
+  const auto b = with_bias ? random_values<T>(s.filters, rng) : std::vector<T>{};
+  const auto got = fastconv::conv2d<T>(x, w, b, s, a);
+  expect_matches(got, definition(x, w, b, s), describe(s, a), spreads_error(a));
+}
+
+/// Shapes chosen to reach every edge: 1×1, 1×k and k×1 kernels, non-square images and kernels,
+/// asymmetric padding, padding wider than the kernel (outputs larger than the input), a kernel
+/// taller than the image (only the padding makes room), C and K from 1 to 64.
+std::vector<Conv2dShape> edge_shapes() {
+  return {
+      {1, 1, 5, 5, 1, 3, 3, {}},
+      {2, 3, 7, 9, 4, 3, 3, {1, 1, 1, 1}},
+      {1, 2, 6, 11, 3, 1, 5, {0, 0, 2, 2}},
+      {1, 2, 11, 6, 3, 5, 1, {2, 2, 0, 0}},
+      {3, 4, 8, 5, 2, 2, 3, {0, 3, 1, 0}},
+      {1, 1, 4, 4, 1, 3, 3, {4, 1, 0, 5}},
+      {2, 2, 2, 3, 2, 5, 4, {3, 2, 2, 1}},
+      {1, 5, 9, 9, 5, 1, 1, {}},
+      {1, 1, 1, 1, 1, 1, 1, {}},
+      {1, 1, 1, 1, 1, 3, 3, {1, 1, 1, 1}},
+      {2, 64, 6, 7, 64, 3, 3, {1, 1, 1, 1}},
+      {1, 64, 5, 5, 1, 2, 2, {}},
+      {1, 1, 12, 10, 64, 3, 3, {0, 2, 2, 0}},
+      {8, 3, 6, 6, 2, 3, 3, {1, 0, 0, 1}},
+      {1, 3, 13, 17, 2, 7, 4, {3, 3, 0, 6}},
+  };
+}
+
+/// Random shapes: sizes up to 20, kernels up to 7 (3×3 half the time, so that winograd is
+/// exercised), padding up to 6 on each side, batch 1–8, channels and filters 1–64 with small
+/// ones favoured to keep the oracle quick.
+std::vector<Conv2dShape> random_shapes(std::mt19937_64& rng, int count) {
+  auto pick = [&](std::size_t lo, std::size_t hi) { return std::uniform_int_distribution<std::size_t>(lo, hi)(rng); };
+  std::vector<Conv2dShape> shapes;
+  while (static_cast<int>(shapes.size()) < count) {
+    Conv2dShape s;
+    s.batch = pick(1, 8);
+    s.channels = pick(0, 3) == 0 ? pick(1, 64) : pick(1, 6);
+    s.filters = pick(0, 3) == 0 ? pick(1, 64) : pick(1, 6);
+    s.height = pick(1, 20);
+    s.width = pick(1, 20);
+    const bool three = pick(0, 1) == 0;
+    s.kernel_height = three ? 3 : pick(1, 7);
+    s.kernel_width = three ? 3 : pick(1, 7);
+    s.padding = {pick(0, 6), pick(0, 6), pick(0, 6), pick(0, 6)};
+    if (s.out_height() == 0 || s.out_width() == 0) continue;
+    if (s.output_size() * s.channels * s.kernel_height * s.kernel_width > 1'500'000)
+      continue;  // the oracle's cost
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+const std::vector<Conv2dAlgorithm> kAlgorithms = {Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
+                                                  Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd,
+                                                  Conv2dAlgorithm::polyhankel};
+
+class Conv2dAlgorithmTest : public ::testing::TestWithParam<Conv2dAlgorithm> {};
+
+TEST_P(Conv2dAlgorithmTest, EdgeShapesFloatAndDouble) {
+  std::mt19937_64 rng(1);
+  for (const auto& s : edge_shapes()) {
+    if (!fastconv::conv2d_supports(GetParam(), s)) continue;
+    check_algorithm<float>(s, GetParam(), rng);
+    check_algorithm<double>(s, GetParam(), rng, false);
+  }
+}
+
+TEST_P(Conv2dAlgorithmTest, RandomShapesFloatAndDouble) {
+  std::mt19937_64 rng(2);
+  for (const auto& s : random_shapes(rng, 60)) {
+    if (!fastconv::conv2d_supports(GetParam(), s)) continue;
+    check_algorithm<float>(s, GetParam(), rng);
+    check_algorithm<double>(s, GetParam(), rng);
+  }
+}
+
+TEST_P(Conv2dAlgorithmTest, PlanExecutedTwiceOnDifferentInputs) {
+  std::mt19937_64 rng(3);
+  const Conv2dShape s{3, 5, 14, 11, 6, 3, 3, {1, 2, 0, 1}};
+  const auto w = random_values<float>(s.weight_size(), rng), b = random_values<float>(s.filters, rng);
+  fastconv::Conv2dPlan<float> plan(s, w, b, GetParam());
+  EXPECT_EQ(plan.algorithm(), GetParam());
+  for (int call = 0; call < 2; ++call) {
+    const auto x = random_values<float>(s.input_size(), rng);
+    std::vector<float> y(s.output_size(), 1e30f);  // garbage the plan must overwrite
+    plan.execute(x, y);
+    expect_matches(y, definition(x, w, b, s), describe(s, GetParam()) + " call " + std::to_string(call),
+                   spreads_error(GetParam()));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Conv2d, Conv2dAlgorithmTest, ::testing::ValuesIn(kAlgorithms),
+                         [](const auto& info) { return std::string(fastconv::to_string(info.param)); });
+
+TEST(Conv2dShapeTest, OutputExtentsAndSizes) {
+  const Conv2dShape s{2, 3, 10, 7, 4, 3, 5, {1, 4, 0, 2}};
+  EXPECT_EQ(s.out_height(), 13u);
+  EXPECT_EQ(s.out_width(), 5u);
+  EXPECT_EQ(s.input_size(), 2u * 3 * 10 * 7);
+  EXPECT_EQ(s.weight_size(), 4u * 3 * 3 * 5);
+  EXPECT_EQ(s.output_size(), 2u * 4 * 13 * 5);
+}
+
+TEST(Conv2dNamesTest, RoundTripAndAliases) {
+  for (auto a : {Conv2dAlgorithm::auto_, Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
+                 Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd, Conv2dAlgorithm::polyhankel})
+    EXPECT_EQ(fastconv::parse_conv2d_algorithm(fastconv::to_string(a)), a);
+  EXPECT_EQ(fastconv::parse_conv2d_algorithm("im2col-gemm"), Conv2dAlgorithm::im2col_gemm);
+  EXPECT_EQ(fastconv::parse_conv2d_algorithm("poly-hankel"), std::nullopt);
+  EXPECT_EQ(fastconv::parse_conv2d_algorithm(""), std::nullopt);
+}
+
+template <class F>
+void expect_error(F&& f, fastconv::ErrorCode code, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Conv2dErrorsTest, BadShapesAndSizes) {
+  using fastconv::ErrorCode;
+  const Conv2dShape s{1, 2, 5, 5, 3, 3, 3, {}};
+  const std::vector<float> w(s.weight_size()), x(s.input_size()), b(s.filters);
+  std::vector<float> y(s.output_size());
+  Conv2dShape small = s;
+  small.height = 2;  // 2 − 3 + 1 = 0 rows
+  expect_error([&] { fastconv::Conv2dPlan<float>(small, w, b, Conv2dAlgorithm::direct); },
+               ErrorCode::invalid_argument, "no output");
+  Conv2dShape zero = s;
+  zero.channels = 0;
+  expect_error([&] { fastconv::Conv2dPlan<float>(zero, {}, {}); }, ErrorCode::invalid_argument, "zero dimension");
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, std::span(w).first(5), b); }, ErrorCode::invalid_argument,
+               "weights");
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, std::span(b).first(2)); }, ErrorCode::invalid_argument,
+               "bias");
+  fastconv::Conv2dPlan<float> plan(s, w, b, Conv2dAlgorithm::direct);
+  expect_error([&] { plan.execute(std::span(x).first(10), y); }, ErrorCode::invalid_argument, "input");
+  std::vector<float> short_y(y.size() - 1);
+  expect_error([&] { plan.execute(x, short_y); }, ErrorCode::invalid_argument, "output");
+  // A one-off call with an impossible shape allocates nothing and reports the shape.
+  expect_error([&] { fastconv::conv2d<float>(x, w, b, small); }, ErrorCode::invalid_argument, "no output");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Conv2dAutoTest, ChoosesAnApplicableAlgorithmAndIsCorrect) {
+  std::mt19937_64 rng(4);
+  for (const Conv2dShape& s : {Conv2dShape{2, 4, 12, 9, 3, 3, 3, {1, 1, 1, 1}}, Conv2dShape{1, 2, 10, 10, 2, 5, 2, {}}}) {
+    const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+    fastconv::Conv2dPlan<double> plan(s, w, {});
+    EXPECT_NE(plan.algorithm(), Conv2dAlgorithm::auto_);
+    EXPECT_TRUE(fastconv::conv2d_supports(plan.algorithm(), s));
+    std::vector<double> y(s.output_size());
+    plan.execute(x, y);
+    expect_matches(y, definition(x, w, {}, s), describe(s, plan.algorithm()), spreads_error(plan.algorithm()));
+    // The choice is cached: a second plan of the shape takes it without measuring.
+    EXPECT_EQ(fastconv::Conv2dPlan<double>(s, w, {}).algorithm(), plan.algorithm());
+  }
+}
+
+}  // namespace
+
+namespace {
+
+/// PolyHankel's cyclic length may be as short as polyhankel_min_length: check the bound at
+/// exactly that length (odd ones included) on shapes where either padding term decides it.
+TEST(Conv2dPolyHankelTest, ShortestCyclicLengthIsExact) {
+  std::mt19937_64 rng(5);
+  for (const Conv2dShape& s : {Conv2dShape{1, 2, 9, 7, 2, 3, 3, {}}, Conv2dShape{2, 2, 6, 8, 3, 3, 2, {4, 0, 1, 3}},
+                               Conv2dShape{1, 1, 5, 5, 2, 4, 5, {0, 5, 6, 0}}, Conv2dShape{1, 3, 1, 1, 1, 3, 3, {2, 0, 2, 0}},
+                               Conv2dShape{1, 1, 4, 9, 1, 1, 7, {0, 0, 3, 3}}}) {
+    const std::size_t L = fastconv::nn::polyhankel_min_length(s);
+    if (s.padding == Padding{}) EXPECT_EQ(L, s.height * s.width);  // a valid convolution: H·W
+    const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+    const auto b = random_values<double>(s.filters, rng);
+    const auto kernel = fastconv::nn::make_polyhankel<double>({s, w, b, 1}, L);
+    std::vector<double> y(s.output_size());
+    kernel->run(x.data(), y.data());
+    expect_matches(y, definition(x, w, b, s), describe(s, Conv2dAlgorithm::polyhankel) + " L=" + std::to_string(L), true);
+  }
+}
+
+TEST(Conv2dErrorsTest, WinogradIsForThreeByThreeOnly) {
+  const Conv2dShape s{1, 1, 8, 8, 1, 5, 5, {}};
+  const std::vector<float> w(s.weight_size());
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, {}, Conv2dAlgorithm::winograd); },
+               fastconv::ErrorCode::unsupported, "3x3");
+  EXPECT_FALSE(fastconv::conv2d_supports(Conv2dAlgorithm::winograd, s));
+  EXPECT_NE(fastconv::Conv2dPlan<float>(s, w, {}).algorithm(), Conv2dAlgorithm::winograd);  // auto skips it
+}
+
+}  // namespace
