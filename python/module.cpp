@@ -4,6 +4,7 @@
 // data reach the C++ library without a copy, and release the GIL while it computes.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -644,6 +645,64 @@ void bind_sbox(nb::module_& m) {
            "The dict `fastconv sbox analyze --json` prints (same keys and values).");
 }
 
+// --- conv2d ----------------------------------------------------------------------------------
+
+template <class T>
+using Tensor4 = nb::ndarray<const T, nb::ndim<4>, nb::c_contig, nb::device::cpu>;
+
+template <class T>
+void bind_conv2d(nb::module_& m, const char* suffix) {
+  using namespace std::string_literals;
+  using Plan = fastconv::Conv2dPlan<T>;
+  nb::class_<Plan>(m, ("_Conv2dPlan_"s + suffix).c_str())
+      .def(
+          "__init__",
+          [](Plan* self, std::size_t batch, std::size_t height, std::size_t width, Tensor4<T> weights,
+             std::optional<Vector<T>> bias, std::array<std::size_t, 4> padding, std::string_view algorithm,
+             int threads) {
+            const auto parsed = fastconv::parse_conv2d_algorithm(algorithm);
+            if (!parsed)
+              throw Error(ErrorCode::invalid_argument, "unknown conv2d algorithm '" + std::string(algorithm) +
+                                                           "': use auto, direct, im2col_gemm, fft2d, winograd or polyhankel");
+            fastconv::Conv2dShape shape;
+            shape.batch = batch;
+            shape.channels = weights.shape(1);
+            shape.height = height;
+            shape.width = width;
+            shape.filters = weights.shape(0);
+            shape.kernel_height = weights.shape(2);
+            shape.kernel_width = weights.shape(3);
+            shape.padding = {padding[0], padding[1], padding[2], padding[3]};
+            const std::span<const T> w(weights.data(), weights.size());
+            const std::span<const T> b = bias ? span_of(*bias) : std::span<const T>{};
+            nb::gil_scoped_release release;
+            new (self) Plan(shape, w, b, *parsed, threads);
+          },
+          "batch"_a, "height"_a, "width"_a, "weights"_a.noconvert(), "bias"_a.noconvert().none(), "padding"_a,
+          "algorithm"_a, "threads"_a)
+      .def(
+          "execute",
+          [](const Plan& self, Tensor4<T> input) {
+            const auto& shape = self.shape();
+            if (input.shape(0) != shape.batch || input.shape(1) != shape.channels || input.shape(2) != shape.height ||
+                input.shape(3) != shape.width)
+              throw Error(ErrorCode::invalid_argument,
+                          "conv2d plan for input (" + std::to_string(shape.batch) + ", " +
+                              std::to_string(shape.channels) + ", " + std::to_string(shape.height) + ", " +
+                              std::to_string(shape.width) + ") was given (" + std::to_string(input.shape(0)) + ", " +
+                              std::to_string(input.shape(1)) + ", " + std::to_string(input.shape(2)) + ", " +
+                              std::to_string(input.shape(3)) + ")");
+            std::vector<T> out(shape.output_size());
+            {
+              nb::gil_scoped_release release;
+              self.execute(std::span<const T>(input.data(), input.size()), out);
+            }
+            return to_numpy(std::move(out), {shape.batch, shape.filters, shape.out_height(), shape.out_width()});
+          },
+          "input"_a.noconvert())
+      .def_prop_ro("algorithm", [](const Plan& self) { return std::string(fastconv::to_string(self.algorithm())); });
+}
+
 // --- backends, devices, errors ---------------------------------------------------------------
 
 nb::dict device_dict(const fastconv::Device& d) {
@@ -752,4 +811,6 @@ NB_MODULE(_fastconv, m) {
   m.def("_wht_bfloat16_bits", &wht_bfloat16_bits, "bits"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a);
   bind_boolean(m);
   bind_sbox(m);
+  bind_conv2d<float>(m, "float32");
+  bind_conv2d<double>(m, "float64");
 }

@@ -768,3 +768,65 @@ TEST_F(Cli, BenchBikovTable) {
   EXPECT_EQ(rows[4].rfind("| 7 | ", 0), 0u) << rows[4];
   EXPECT_EQ(rows[5].rfind("| 9 | ", 0), 0u) << rows[5];
 }
+
+namespace {
+
+/// A .npy tensor of float64 values in the Cli test directory.
+void write_tensor(const fs::path& path, std::vector<std::size_t> shape, std::vector<double> values) {
+  fastconv::io::Tensor t;
+  t.shape = std::move(shape);
+  const std::size_t count = values.size();
+  t.values = fastconv::io::make_array(std::move(values), 1, count, false);
+  fastconv::io::write_npy_tensor(path, t);
+}
+
+}  // namespace
+
+TEST_F(Cli, Conv2d) {
+  // x = 1 … 9 on a 3×3 image, two filters of 2×2: [[1,0],[0,1]] (the main diagonal) and all ones.
+  write_tensor(path("x.npy"), {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  write_tensor(path("w.npy"), {2, 1, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1});
+  write_tensor(path("b.npy"), {2}, {0, 100});
+  for (const std::string algorithm : {"auto", "direct", "im2col_gemm", "fft2d", "polyhankel"}) {
+    const Result r = run("conv2d x.npy w.npy --bias b.npy --algorithm " + algorithm);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = lines(r.out);
+    ASSERT_EQ(rows.size(), 4u) << r.out;  // two planes of two rows
+    EXPECT_EQ(rows[0], "6 8") << algorithm;
+    EXPECT_EQ(rows[1], "12 14") << algorithm;
+    EXPECT_EQ(rows[2], "112 116") << algorithm;
+    EXPECT_EQ(rows[3], "124 128") << algorithm;
+  }
+  // Padding 1 on top only: the first output row sees a zero row above the image, so the
+  // diagonal filter gives x(0, j + 1) there.
+  const Result padded = run("conv2d x.npy w.npy --padding 1,0,0,0 --dtype float64");
+  ASSERT_EQ(padded.code, 0) << padded.err;
+  EXPECT_EQ(lines(padded.out)[0], "2 3");
+  // An unbatched (C, H, W) input, a .npy output of shape (K, Oh, Ow).
+  write_tensor(path("x3.npy"), {1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ASSERT_EQ(run("conv2d x3.npy w.npy y.npy --padding 1 --show-algorithm --algorithm direct").code, 0);
+  const auto y = fastconv::io::read_npy_tensor(path("y.npy"));
+  EXPECT_EQ(y.shape, (std::vector<std::size_t>{2, 4, 4}));
+  EXPECT_EQ(y.values.values<double>()[5], 6.0);  // output (0, 1, 1) = x(0,0)·1 + x(1,1)·1
+}
+
+TEST_F(Cli, Conv2dBadInputs) {
+  write_tensor(path("x.npy"), {1, 2, 4, 4}, std::vector<double>(32, 1.0));
+  write_tensor(path("w.npy"), {3, 2, 3, 3}, std::vector<double>(54, 1.0));
+  write_tensor(path("w1.npy"), {3, 1, 3, 3}, std::vector<double>(27, 1.0));
+  write_tensor(path("big.npy"), {1, 2, 5, 5}, std::vector<double>(50, 1.0));
+  write_tensor(path("b2.npy"), {2}, {1, 2});
+  write("y.npy", "keep");
+  expect_bad_input("conv2d x.npy w1.npy", "take 1 input channels");
+  expect_bad_input("conv2d x.npy w.npy --bias b2.npy", "one value per filter");
+  expect_bad_input("conv2d x.npy w.npy --padding 1,2", "T,B,L,R");
+  expect_bad_input("conv2d x.npy w.npy --padding -1", "whole numbers");
+  expect_bad_input("conv2d x.npy w.npy --algorithm fast", "polyhankel");
+  expect_bad_input("conv2d x.npy big.npy y.npy", "");  // a 5×5 kernel on a 4×4 image: no output
+  expect_bad_input("conv2d x.npy b2.npy", "(K, C, Kh, Kw)");
+  expect_bad_input("conv2d b2.npy w.npy", "(N, C, H, W)");
+  expect_bad_input("conv2d x.npy w.npy --backend opencl", "cpu backend");
+  expect_bad_input("conv2d x.npy w.npy --dtype int32", "float32 or float64");
+  expect_bad_input("conv2d x.npy w.npy y.txt", ".npy");
+  EXPECT_EQ(read(path("y.npy")), "keep");
+}

@@ -278,7 +278,9 @@ TEST(Conv2dPolyHankelTest, ShortestCyclicLengthIsExact) {
                                Conv2dShape{1, 1, 5, 5, 2, 4, 5, {0, 5, 6, 0}}, Conv2dShape{1, 3, 1, 1, 1, 3, 3, {2, 0, 2, 0}},
                                Conv2dShape{1, 1, 4, 9, 1, 1, 7, {0, 0, 3, 3}}}) {
     const std::size_t L = fastconv::nn::polyhankel_min_length(s);
-    if (s.padding == Padding{}) EXPECT_EQ(L, s.height * s.width);  // a valid convolution: H·W
+    if (s.padding == Padding{}) {  // a valid convolution: H·W
+      EXPECT_EQ(L, s.height * s.width);
+    }
     const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
     const auto b = random_values<double>(s.filters, rng);
     const auto kernel = fastconv::nn::make_polyhankel<double>({s, w, b, 1}, L);

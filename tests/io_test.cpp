@@ -362,7 +362,7 @@ TEST_F(IoNpy, RejectsWhatItCannotRead) {
                    "unsupported dtype '|u1'");
   expect_npy_error(path("f.npy"), npy_bytes(dict("<f8", "True", "(1, 2)"), eight), ErrorCode::io, "Fortran-order");
   expect_npy_error(path("3d.npy"), npy_bytes(dict("<f8", "False", "(1, 1, 2)"), eight), ErrorCode::io,
-                   "shape (1, 1, 2) has 3 dimensions");
+                   "shape (1, 1, 2) has 3 dimensions: only 1-D and 2-D arrays are read here");
   expect_npy_error(path("0d.npy"), npy_bytes(dict("<f8", "False", "()"), eight), ErrorCode::io,
                    "shape () has 0 dimensions");
   expect_npy_error(path("empty.npy"), npy_bytes(dict("<f8", "False", "(0,)"), ""), ErrorCode::invalid_argument,
@@ -410,6 +410,34 @@ TEST_F(IoNpy, RejectsHugeClaimedShapesWithoutAllocating) {
   expect_npy_error(path("digits.npy"),
                    npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", ""),
                    ErrorCode::io, "does not fit in 64 bits");
+}
+
+// Tensors of up to eight dimensions (conv2d's NCHW inputs): read and written with their shape.
+TEST_F(IoNpy, TensorsKeepTheirShape) {
+  fastconv::io::Tensor t;
+  t.shape = {2, 1, 3, 2};
+  std::vector<float> values(12);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) / 4;
+  t.values = fastconv::io::make_array(values, 1, values.size(), false);
+  fastconv::io::write_npy_tensor(path("t.npy"), t);
+  const auto back = fastconv::io::read_npy_tensor(path("t.npy"));
+  EXPECT_EQ(back.shape, t.shape);
+  EXPECT_EQ(back.values.values<float>(), values);
+  EXPECT_NE(read_bytes(path("t.npy")).find("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1, 3, 2), }"),
+            std::string::npos);
+  const std::string one = bytes_of(std::vector<double>{1});
+  const auto dims = [&](int count) {
+    std::string shape = "(";
+    for (int i = 0; i < count; ++i) shape += "1, ";
+    return npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + "), }\n", one);
+  };
+  EXPECT_EQ(fastconv::io::read_npy_tensor(write_bytes("8d.npy", dims(8))).shape.size(), 8U);
+  std::ofstream(path("9d.npy"), std::ios::binary) << dims(9);
+  const Error e = thrown_by([&] { fastconv::io::read_npy_tensor(path("9d.npy")); });
+  EXPECT_NE(std::string(e.what()).find("only arrays of 1 to 8 dimensions are read here"), std::string::npos) << e.what();
+  t.shape = {5};  // does not match the 12 values: nothing is written
+  EXPECT_THROW(fastconv::io::write_npy_tensor(path("bad.npy"), t), Error);
+  EXPECT_FALSE(fs::exists(path("bad.npy")));
 }
 
 TEST_F(IoNpy, RejectsNaNWithItsRowAndColumn) {

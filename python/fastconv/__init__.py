@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 
 from . import _arrays, _fastconv
+from ._conv2d import Conv2dPlan, conv2d
 from ._fastconv import Backend, BooleanFunction, SBox, backends, devices, variants
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ __version__: str = _fastconv.__version__
 __all__ = [
     "Backend",
     "BooleanFunction",
+    "Conv2dPlan",
     "DeviceError",
     "DyadicSystem",
     "Error",
@@ -65,6 +67,7 @@ __all__ = [
     "SBox",
     "UnsupportedError",
     "backends",
+    "conv2d",
     "devices",
     "dyadic_autocorrelate",
     "dyadic_convolve",

@@ -84,6 +84,19 @@ void write_text(std::ostream& out, const Array& array);
 /// never touches an existing one.
 void write_file(const std::filesystem::path& path, const Array& array);
 
+/// An array of any number of dimensions (conv2d's NCHW tensors): its shape, and its values
+/// in C order as a 1-D Array.
+struct Tensor {
+  std::vector<std::size_t> shape;
+  Array values;
+};
+inline constexpr std::size_t kMaxTensorDimensions = 8;
+/// Reads a .npy file as read_npy does, of 1 to kMaxTensorDimensions dimensions.
+Tensor read_npy_tensor(const std::filesystem::path& path);
+/// Writes `tensor` as .npy (`path` must end in .npy), atomically as write_file does; the
+/// shape's product must be the number of values.
+void write_npy_tensor(const std::filesystem::path& path, const Tensor& tensor);
+
 /// Converts `array` to `to`. Integer -> float is always allowed (int64 values beyond 2^53
 /// round), as is rounding to a narrower float as long as no finite value becomes infinite
 /// (to float16 and bfloat16: rounded once, to nearest even); float -> integer requires every

@@ -76,6 +76,8 @@ void write_text_chunks(const Array& array, const std::function<void(std::string_
 
 /// The complete .npy version 1.0 header (magic to trailing '\n') for `array`.
 std::string npy_header(const Array& array);
+/// The same for values of `dtype` in a C-order array of `shape`.
+std::string npy_header(DType dtype, const std::vector<std::uint64_t>& shape);
 
 class InputFile;
 

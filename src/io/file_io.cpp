@@ -60,4 +60,20 @@ void write_file(const std::filesystem::path& path, const Array& array) {
   file.commit();
 }
 
+void write_npy_tensor(const std::filesystem::path& path, const Tensor& tensor) {
+  if (format_of(path) != Format::npy)
+    detail::fail(ErrorCode::invalid_argument, path.string(), "a tensor of several dimensions is written as .npy only");
+  detail::require_consistent(tensor.values, path.string());
+  std::uint64_t count = 1;
+  for (const std::size_t d : tensor.shape) count *= d;
+  if (tensor.shape.empty() || count != tensor.values.size())
+    detail::fail(ErrorCode::invalid_argument, path.string(), "the shape does not match the number of values");
+  if (tensor.values.dtype() == DType::bfloat16)
+    detail::fail(ErrorCode::invalid_argument, path.string(), "bfloat16 has no NumPy dtype, so it cannot be written to .npy");
+  detail::AtomicFile file(path);
+  file.write(detail::npy_header(tensor.values.dtype(), std::vector<std::uint64_t>(tensor.shape.begin(), tensor.shape.end())));
+  file.write(detail::value_bytes(tensor.values));
+  file.commit();
+}
+
 }  // namespace fastconv::io

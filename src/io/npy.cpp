@@ -225,16 +225,17 @@ std::uint64_t element_count(const std::vector<std::uint64_t>& shape, std::size_t
   return count;
 }
 
-void check_shape(const NpyHeader& header, std::string_view source) {
+void check_shape(const NpyHeader& header, std::string_view source, std::size_t max_dimensions) {
   if (header.fortran_order) {
     detail::fail(ErrorCode::io, source,
                  "Fortran-order (column-major) arrays are not read: save a C-order array "
                  "(numpy.ascontiguousarray)");
   }
-  if (header.shape.empty() || header.shape.size() > 2) {
+  if (header.shape.empty() || header.shape.size() > max_dimensions) {
     detail::fail(ErrorCode::io, source,
                  "shape " + shape_text(header.shape) + " has " + std::to_string(header.shape.size()) +
-                     " dimensions: only 1-D and 2-D arrays are read");
+                     " dimensions: only " + (max_dimensions == 2 ? std::string("1-D and 2-D arrays are") :
+                     "arrays of 1 to " + std::to_string(max_dimensions) + " dimensions are") + " read here");
   }
 }
 
@@ -256,9 +257,12 @@ void check_data_size(std::uint64_t count, std::uint64_t bytes, std::uint64_t ava
 namespace detail {
 
 std::string npy_header(const Array& array) {
-  const std::vector<std::uint64_t> shape =
-      array.two_d ? std::vector<std::uint64_t>{array.rows, array.cols} : std::vector<std::uint64_t>{array.size()};
-  std::string dict = "{'descr': '" + std::string(descr_of(array.dtype())) +
+  return npy_header(array.dtype(), array.two_d ? std::vector<std::uint64_t>{array.rows, array.cols}
+                                               : std::vector<std::uint64_t>{array.size()});
+}
+
+std::string npy_header(DType dtype, const std::vector<std::uint64_t>& shape) {
+  std::string dict = "{'descr': '" + std::string(descr_of(dtype)) +
                      "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   // NumPy pads with spaces so the data starts at a multiple of 64 bytes, aligned for mmap.
   const std::size_t unpadded = kPreambleSize + 2 + dict.size() + 1;
@@ -274,12 +278,15 @@ std::string npy_header(const Array& array) {
 
 }  // namespace detail
 
-Array read_npy(const std::filesystem::path& path) {
+namespace {
+
+/// The header and values of a .npy file of 1 to `max_dimensions` dimensions, all checked.
+std::pair<NpyHeader, Array> read_checked(const std::filesystem::path& path, std::size_t max_dimensions) {
   detail::InputFile file(path);
   const std::uint64_t file_size = file.size();
-  const auto [header, data_offset] = read_header(file, file_size);
+  auto [header, data_offset] = read_header(file, file_size);
   const DType dtype = parse_descr(header.descr, file.name());
-  check_shape(header, file.name());
+  check_shape(header, file.name(), max_dimensions);
   const std::uint64_t count = element_count(header.shape, size_of(dtype), file.name());
   check_data_size(count, count * size_of(dtype), file_size - data_offset, file.name());
   if (count == 0) {
@@ -287,13 +294,25 @@ Array read_npy(const std::filesystem::path& path) {
                  "no values: the array's shape is " + shape_text(header.shape));
   }
   Array array = detail::read_values(file, dtype, static_cast<std::size_t>(count));
-  if (header.shape.size() == 2) {
+  if (header.shape.size() == 2) {  // a NaN is then reported with its row and column
     array.rows = static_cast<std::size_t>(header.shape[0]);
     array.cols = static_cast<std::size_t>(header.shape[1]);
     array.two_d = true;
   }
   detail::reject_non_finite(array, file.name());
-  return array;
+  return {std::move(header), std::move(array)};
+}
+
+}  // namespace
+
+Array read_npy(const std::filesystem::path& path) { return read_checked(path, 2).second; }
+
+Tensor read_npy_tensor(const std::filesystem::path& path) {
+  auto [header, array] = read_checked(path, kMaxTensorDimensions);
+  array.rows = 1;  // the tensor's values, flat
+  array.cols = array.size();
+  array.two_d = false;
+  return {std::vector<std::size_t>(header.shape.begin(), header.shape.end()), std::move(array)};
 }
 
 }  // namespace fastconv::io

@@ -84,6 +84,7 @@ void add_demo_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_boolean_command(CLI::App& app, Action& action);
 void add_sbox_command(CLI::App& app, Action& action);
+void add_conv2d_command(CLI::App& app, Action& action);
 /// `fastconv bench gajic` (cmd_bench_gajic.cpp), a subcommand of `bench`.
 void add_bench_gajic_command(CLI::App& bench, Action& action);
 /// `bench bikov`: seed 004's Tables 2-3 (tools/fastconv/cmd_bench_bikov.cpp).

@@ -17,7 +17,7 @@ int fail(const std::string& message, int code) {
 
 int main(int argc, char** argv) {
   using namespace fastconv;
-  CLI::App app{"fastconv — fast Walsh–Hadamard transform, dyadic convolution, Boolean function and S-box analysis", "fastconv"};
+  CLI::App app{"fastconv — fast Walsh–Hadamard transform, dyadic convolution, Boolean function and S-box analysis, 2-D NN convolution", "fastconv"};
   app.set_version_flag("--version", "fastconv " + std::string(version()));
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::simple);
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   cli::add_dyadic_command(app, action);
   cli::add_boolean_command(app, action);
   cli::add_sbox_command(app, action);
+  cli::add_conv2d_command(app, action);
   cli::add_info_command(app, action);
   cli::add_demo_command(app, action);
   cli::add_bench_command(app, action);
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
     return std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->get_name() == name; });
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1]))
-    return fail("unknown command '" + std::string(argv[1]) + "': use wht, dyadic, boolean, sbox, bench, info or demo (see 'fastconv --help')", 2);
+    return fail("unknown command '" + std::string(argv[1]) + "': use wht, dyadic, boolean, sbox, conv2d, bench, info or demo (see 'fastconv --help')", 2);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
