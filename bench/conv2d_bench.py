@@ -82,13 +82,19 @@ def measure(args) -> list:
     return records
 
 
+def sweep_label(sweep: str) -> str:
+    if sweep == "b":
+        return "kernel size (112², C = K = 16)"
+    if sweep == "c":
+        return "C = K (56², 3×3)"
+    return f"input size (5×5, C = K = {sweep.split('=')[1]})"
+
+
 def table(records: list) -> str:
     lines = []
     for sweep in dict.fromkeys(r["sweep"] for r in records):
         rows = [r for r in records if r["sweep"] == sweep]
-        label = {"b": "kernel size (112², C = K = 16)", "c": "C = K (56², 3×3)"}.get(
-            sweep, f"input size (5×5, C = K = {sweep.split('=')[1]})"
-        )
+        label = sweep_label(sweep)
         lines.append(f"\n**Sweep {sweep[0]}: {label}**, batch 8, float32, {rows[0]['threads']} threads; ms per call, "
                      "and in brackets PyTorch's time ÷ fastconv's\n")
         lines.append("| " + label.split(" (")[0] + " | PyTorch | " + " | ".join(ALGORITHMS) + " | auto chose |")
@@ -118,7 +124,7 @@ def plot(records: list, path: str) -> None:
             if pts:
                 ax.plot(*zip(*pts), "-s" if a == "polyhankel" else "--.", label=a)
         ax.set_yscale("log")
-        ax.set_xlabel({"b": "kernel size (112², C=K=16)", "c": "C = K (56², 3×3)"}.get(sweep, f"input size (5×5, {sweep[2:]})"))
+        ax.set_xlabel(sweep_label(sweep))
         ax.set_ylabel("ms per call (batch 8)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=8)

@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "nn/blas.hpp"
 #include "nn/kernels.hpp"
 
 namespace fastconv {
@@ -163,6 +164,7 @@ Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, 
                           Conv2dAlgorithm algorithm, int threads)
     : impl_(std::make_unique<Impl>()) {
   shape.validate();
+  nn::keep_blas_single_threaded();
   if (weights.size() != shape.weight_size())
     throw Error(ErrorCode::invalid_argument, "conv2d: " + std::to_string(weights.size()) + " weights given, the shape " +
                                                  shape_text(shape) + " needs K*C*Kh*Kw = " +
