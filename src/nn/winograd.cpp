@@ -17,19 +17,7 @@ namespace {
 
 constexpr std::size_t kOut = 4, kTile = 6, kElements = kTile * kTile;
 
-/// o = Bᵀ·d for one column of 6 values (stride apart).
-template <class T>
-inline void input_transform_1d(const T* d, std::size_t ds, T* o, std::size_t os) {
-  const T d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds], d4 = d[4 * ds], d5 = d[5 * ds];
-  o[0] = 4 * d0 - 5 * d2 + d4;
-  o[os] = -4 * d1 - 4 * d2 + d3 + d4;
-  o[2 * os] = 4 * d1 - 4 * d2 - d3 + d4;
-  o[3 * os] = -2 * d1 - d2 + 2 * d3 + d4;
-  o[4 * os] = 2 * d1 - d2 - 2 * d3 + d4;
-  o[5 * os] = 4 * d1 - 5 * d3 + d5;
-}
-
-/// The same from six values (tile columns 0..5), writing 6 outputs `os` apart.
+/// o = Bᵀ·d for six values d0..d5 (a tile's column), writing 6 outputs `os` apart.
 template <class T>
 inline void input_transform_1d_split(T d0, T d1, T d2, T d3, T d4, T d5, T* o, std::size_t os) {
   o[0] = 4 * d0 - 5 * d2 + d4;
@@ -38,6 +26,12 @@ inline void input_transform_1d_split(T d0, T d1, T d2, T d3, T d4, T d5, T* o, s
   o[3 * os] = -2 * d1 - d2 + 2 * d3 + d4;
   o[4 * os] = 2 * d1 - d2 - 2 * d3 + d4;
   o[5 * os] = 4 * d1 - 5 * d3 + d5;
+}
+
+/// The same for one column of 6 values `ds` apart.
+template <class T>
+inline void input_transform_1d(const T* d, std::size_t ds, T* o, std::size_t os) {
+  input_transform_1d_split(d[0], d[ds], d[2 * ds], d[3 * ds], d[4 * ds], d[5 * ds], o, os);
 }
 
 /// o = Aᵀ·m for one column of 6 values: 4 outputs.
