@@ -134,6 +134,10 @@ std::ptrdiff_t first_zero(const W* s, int log2n, double threshold) {
   return -1;
 }
 
+/// Device arrays are the cuda backend's (other backends would read them as host memory): an
+/// unsupported Error naming `op` for any other backend.
+void require_device_backend(std::string_view backend, std::string_view op);
+
 /// The invalid_argument Error of a deconvolution whose spectrum S is zero at index k.
 [[noreturn]] void throw_singular(std::size_t k, double magnitude, double threshold);
 

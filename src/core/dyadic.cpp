@@ -213,17 +213,10 @@ std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Back
 
 // --- device memory (cuda) --------------------------------------------------------------------
 
-/// Device arrays are the cuda backend's; other backends would read them as host memory.
-void require_device_backend(const Backend& backend, std::string_view op) {
-  if (backend.name() != "cuda")
-    throw Error(ErrorCode::unsupported, std::string(op) + " of device arrays runs on the cuda backend, not on " +
-                                            std::string(backend.name()) + " (which computes on host memory)");
-}
-
 template <std::floating_point T>
 void convolve_device(DeviceArray<const T> f, DeviceArray<const T> g, DeviceArray<T> out, const Backend& backend,
                      void* stream) {
-  require_device_backend(backend, "dyadic convolution");
+  require_device_backend(backend.name(), "dyadic convolution");
   const int log2f = log2_exact(f.size, "convolve: f"), log2g = log2_exact(g.size, "convolve: g");
   const int log2n = std::max(log2f, log2g);
   check_output(std::span(out.data, out.size), std::size_t{1} << log2n, "convolve");
@@ -241,7 +234,7 @@ void convolve_device(DeviceArray<const T> f, DeviceArray<const T> g, DeviceArray
 
 template <std::floating_point T>
 void autocorrelate_device(DeviceArray<const T> f, DeviceArray<T> out, const Backend& backend, void* stream) {
-  require_device_backend(backend, "dyadic autocorrelation");
+  require_device_backend(backend.name(), "dyadic autocorrelation");
   const int log2n = log2_exact(f.size, "autocorrelate: f");
   check_output(std::span(out.data, out.size), f.size, "autocorrelate");
   backend.impl().make_dyadic(log2n, word_of<T>)->run_device(DyadicOp::autocorrelate, nullptr, f.data, f.size, out.data,
@@ -251,7 +244,7 @@ void autocorrelate_device(DeviceArray<const T> f, DeviceArray<T> out, const Back
 template <std::floating_point T>
 void deconvolve_device(DeviceArray<const T> y, DeviceArray<const T> h, DeviceArray<T> out, const Backend& backend,
                        void* stream) {
-  require_device_backend(backend, "dyadic deconvolution");
+  require_device_backend(backend.name(), "dyadic deconvolution");
   const int log2y = log2_exact(y.size, "deconvolve: y"), log2h = log2_exact(h.size, "deconvolve: h");
   const int log2n = std::max(log2y, log2h);
   check_output(std::span(out.data, out.size), std::size_t{1} << log2n, "deconvolve");
@@ -367,7 +360,7 @@ template <Element T>
 void DyadicSystem<T>::apply_device(DeviceArray<const T> input, DeviceArray<T> output, void* stream) const
   requires std::floating_point<T>
 {
-  detail::require_device_backend(impl_->backend, "DyadicSystem::apply");
+  detail::require_device_backend(impl_->backend.name(), "DyadicSystem::apply");
   const int log2n = std::max(impl_->log2h, log2_exact(input.size, "DyadicSystem::apply: input"));
   detail::check_output(std::span(output.data, output.size), std::size_t{1} << log2n, "DyadicSystem::apply");
   const auto other = log2n == impl_->log2h ? nullptr : impl_->backend.impl().make_dyadic(log2n, detail::word_of<T>);

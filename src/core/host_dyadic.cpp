@@ -102,6 +102,12 @@ namespace {
 }
 }  // namespace
 
+void require_device_backend(std::string_view backend, std::string_view op) {
+  if (backend != "cuda")
+    throw Error(ErrorCode::unsupported, std::string(op) + " of device arrays runs on the cuda backend, not on " +
+                                            std::string(backend) + " (which computes on host memory)");
+}
+
 void WhtKernel::execute_device(void*, std::size_t, std::size_t, double, void*) const { throw_host_memory(); }
 std::unique_ptr<Spectrum> DyadicKernel::spectrum_device(const void*, void*, bool) const { throw_host_memory(); }
 void DyadicKernel::run_device(DyadicOp, const Spectrum*, const void*, std::size_t, void*, double, void*) const {

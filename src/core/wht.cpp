@@ -211,9 +211,7 @@ template <TransformElement T>
 void WhtPlan<T>::execute_device(T* device_data, std::size_t rows, std::size_t row_stride, void* stream) const
   requires(!std::integral<T>)
 {
-  if (impl_->backend.name() != "cuda")
-    throw Error(ErrorCode::unsupported, "a WHT of device arrays runs on the cuda backend, not on " +
-                                            std::string(impl_->backend.name()) + " (which computes on host memory)");
+  detail::require_device_backend(impl_->backend.name(), "a WHT");
   check_batch(std::numeric_limits<std::size_t>::max(), rows, row_stride, size());
   if (rows > 0) impl_->kernel->execute_device(device_data, rows, row_stride, scale_of(log2n(), impl_->options.normalization), stream);
 }

@@ -124,13 +124,10 @@ int run_conv2d(const Conv2dArgs& args) {
 
   if (args.output == "-") {
     // Text: one output row (of Ow values) per line, planes one after another.
-    const io::Array rows = [&] {
-      io::Array a = y.values;
-      a.rows = shape.output_size() / shape.out_width();
-      a.cols = shape.out_width();
-      a.two_d = true;
-      return a;
-    }();
+    io::Array& rows = y.values;
+    rows.rows = shape.output_size() / shape.out_width();
+    rows.cols = shape.out_width();
+    rows.two_d = true;
     write_output("-", rows);
   } else {
     io::write_npy_tensor(args.output, y);
