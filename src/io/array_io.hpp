@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -96,6 +98,30 @@ Tensor read_npy_tensor(const std::filesystem::path& path);
 /// Writes `tensor` as .npy (`path` must end in .npy), atomically as write_file does; the
 /// shape's product must be the number of values.
 void write_npy_tensor(const std::filesystem::path& path, const Tensor& tensor);
+
+/// Where the values of a .npy or raw file lie, for readers that stream them in pieces (the
+/// out-of-core and MPI-distributed transforms) rather than load the whole array.
+struct ArrayFileLayout {
+  Format format = Format::raw;
+  DType dtype = DType::float64;
+  std::vector<std::uint64_t> shape;  ///< .npy: the header's (1-D or 2-D); raw: {count}
+  std::uint64_t data_offset = 0;     ///< the byte offset of the first value
+  [[nodiscard]] std::uint64_t count() const noexcept;
+};
+
+/// Reads and checks a .npy header as read_npy does (version, dtype, C order, 1-D or 2-D, the
+/// file's size against the header), or a raw file's size, without reading any value. Text
+/// files cannot be streamed: an invalid_argument Error. `raw_dtype` as for read_file.
+ArrayFileLayout read_array_layout(const std::filesystem::path& path, std::optional<DType> raw_dtype);
+
+/// The bytes ahead of the values in a file of `format` holding a C-order array of `shape` and
+/// `dtype`: a .npy header, or nothing (raw). bfloat16 in .npy is an invalid_argument Error.
+std::string array_file_prefix(Format format, DType dtype, const std::vector<std::uint64_t>& shape);
+
+/// Throws invalid_argument naming the first NaN or infinity in `values`, which are elements
+/// `first`, `first` + 1, ... of `source` (integers pass).
+template <TransformElement T>
+void reject_non_finite(std::span<const T> values, std::uint64_t first, std::string_view source);
 
 /// Converts `array` to `to`. Integer -> float is always allowed (int64 values beyond 2^53
 /// round), as is rounding to a narrower float as long as no finite value becomes infinite

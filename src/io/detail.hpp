@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "fastconv/error.hpp"
+#include "core/files.hpp"
 #include "io/array_io.hpp"
 
 namespace fastconv::io::detail {
@@ -79,7 +80,8 @@ std::string npy_header(const Array& array);
 /// The same for values of `dtype` in a C-order array of `shape`.
 std::string npy_header(DType dtype, const std::vector<std::uint64_t>& shape);
 
-class InputFile;
+using fastconv::detail::AtomicFile;
+using fastconv::detail::InputFile;
 
 /// Reads `count` little-endian values of `dtype` from `file` into a 1-D Array; the caller
 /// has checked that the file holds them, so nothing is allocated on a header's word alone.

@@ -6,7 +6,7 @@
 
 #include "fastconv/error.hpp"
 #include "io/array_io.hpp"
-#include "io/files.hpp"
+#include "core/files.hpp"
 
 namespace fastconv::io {
 namespace {

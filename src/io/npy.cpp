@@ -6,7 +6,7 @@
 
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
-#include "io/files.hpp"
+#include "core/files.hpp"
 
 namespace fastconv::io {
 namespace {
@@ -304,6 +304,77 @@ std::pair<NpyHeader, Array> read_checked(const std::filesystem::path& path, std:
 }
 
 }  // namespace
+
+std::uint64_t ArrayFileLayout::count() const noexcept {
+  std::uint64_t count = 1;
+  for (const std::uint64_t d : shape) count *= d;
+  return count;
+}
+
+ArrayFileLayout read_array_layout(const std::filesystem::path& path, std::optional<DType> raw_dtype) {
+  ArrayFileLayout layout;
+  layout.format = format_of(path);
+  detail::InputFile file(path);
+  const std::uint64_t file_size = file.size();
+  switch (layout.format) {
+    case Format::text:
+      detail::fail(ErrorCode::invalid_argument, file.name(),
+                   "a text file cannot be read in pieces: convert it to .npy or raw (.bin)");
+    case Format::raw: {
+      if (!raw_dtype) detail::fail(ErrorCode::invalid_argument, file.name(), "a raw file needs --dtype");
+      layout.dtype = *raw_dtype;
+      const std::size_t item = size_of(layout.dtype);
+      if (file_size == 0) detail::fail(ErrorCode::invalid_argument, file.name(), "no values: the file is empty");
+      if (file_size % item != 0)
+        detail::fail(ErrorCode::io, file.name(),
+                     "size " + std::to_string(file_size) + " bytes is not a multiple of " + std::to_string(item) +
+                         " (" + std::string(to_string(layout.dtype)) + ")");
+      layout.shape = {file_size / item};
+      return layout;
+    }
+    case Format::npy: break;
+  }
+  auto [header, data_offset] = read_header(file, file_size);
+  layout.dtype = parse_descr(header.descr, file.name());
+  check_shape(header, file.name(), 2);
+  const std::uint64_t count = element_count(header.shape, size_of(layout.dtype), file.name());
+  check_data_size(count, count * size_of(layout.dtype), file_size - data_offset, file.name());
+  if (count == 0)
+    detail::fail(ErrorCode::invalid_argument, file.name(), "no values: the array's shape is " + shape_text(header.shape));
+  layout.shape = std::move(header.shape);
+  layout.data_offset = data_offset;
+  return layout;
+}
+
+std::string array_file_prefix(Format format, DType dtype, const std::vector<std::uint64_t>& shape) {
+  switch (format) {
+    case Format::raw: return {};
+    case Format::npy:
+      if (dtype == DType::bfloat16)
+        detail::fail(ErrorCode::invalid_argument, ".npy output",
+                     "bfloat16 has no NumPy dtype: write raw (.bin), or convert to float32");
+      return detail::npy_header(dtype, shape);
+    case Format::text: break;
+  }
+  detail::fail(ErrorCode::invalid_argument, "text output", "a text file cannot be written in pieces: use .npy or raw (.bin)");
+}
+
+template <TransformElement T>
+void reject_non_finite(std::span<const T> values, std::uint64_t first, std::string_view source) {
+  if constexpr (!std::is_integral_v<T>) {
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (!std::isfinite(static_cast<double>(values[i])))
+        detail::fail(ErrorCode::invalid_argument, source,
+                     "element " + std::to_string(first + i) + ": non-finite value '" + detail::format_value(values[i]) +
+                         "': NaN and infinities are not accepted");
+  }
+}
+template void reject_non_finite(std::span<const float>, std::uint64_t, std::string_view);
+template void reject_non_finite(std::span<const double>, std::uint64_t, std::string_view);
+template void reject_non_finite(std::span<const std::int32_t>, std::uint64_t, std::string_view);
+template void reject_non_finite(std::span<const std::int64_t>, std::uint64_t, std::string_view);
+template void reject_non_finite(std::span<const float16>, std::uint64_t, std::string_view);
+template void reject_non_finite(std::span<const bfloat16>, std::uint64_t, std::string_view);
 
 Array read_npy(const std::filesystem::path& path) { return read_checked(path, 2).second; }
 

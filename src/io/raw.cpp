@@ -3,7 +3,7 @@
 
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
-#include "io/files.hpp"
+#include "core/files.hpp"
 
 namespace fastconv::io {
 

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "analysis_output.hpp"
-#include "io/files.hpp"
+#include "core/files.hpp"
 
 namespace fastconv::cli {
 namespace {
@@ -87,7 +87,7 @@ void write_text_output(const std::string& path, const std::string& text) {
     if (!std::cout) throw Error(ErrorCode::io, "<stdout>: write failed");
     return;
   }
-  io::detail::AtomicFile file(path);
+  fastconv::detail::AtomicFile file(path);
   file.write(text + "\n");
   file.commit();
 }

@@ -1,4 +1,4 @@
-#include "io/files.hpp"
+#include "core/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,12 +13,16 @@
 #include <string>
 #include <system_error>
 
-#include "io/detail.hpp"
+#include "fastconv/error.hpp"
 
-namespace fastconv::io::detail {
+namespace fastconv::detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+[[noreturn]] void fail(ErrorCode code, std::string_view source, std::string_view what) {
+  throw Error(code, std::string(source) + ": " + std::string(what));
+}
 
 [[noreturn]] void fail_errno(std::string_view source, std::string_view action, int error) {
   fail(ErrorCode::io, source, std::string(action) + ": " + std::strerror(error));
@@ -34,6 +38,21 @@ std::string temporary_name(const fs::path& target) {
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(tag));
   // Shortened so that a name near NAME_MAX (255) still leaves room for the decoration.
   return "." + target.filename().string().substr(0, 200) + ".tmp-" + hex;
+}
+
+/// Reads exactly `count` bytes at `offset` of `fd` with pread (the file position is unchanged).
+void read_fully(int fd, const std::string& name, std::uint64_t offset, char* out, std::size_t count) {
+  while (count > 0) {
+    const ssize_t n = ::pread(fd, out, count, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno(name, "cannot read", errno);
+    if (n == 0)
+      fail(ErrorCode::io, name,
+           "truncated: the file ended " + std::to_string(count) + " bytes early (did it change while being read?)");
+    out += n;
+    count -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
 }
 
 }  // namespace
@@ -87,13 +106,17 @@ std::string InputFile::read_rest() {
   return text;
 }
 
+void InputFile::read_at(std::uint64_t offset, void* destination, std::size_t count) const {
+  read_fully(fd_, name_, offset, static_cast<char*>(destination), count);
+}
+
 AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   int error = EEXIST;
   for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
     temporary_ = directory / temporary_name(target);
     // open() rather than mkstemp() so the file gets the mode the umask gives any new file.
-    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     error = fd_ < 0 ? errno : 0;
   }
   if (error != 0) {
@@ -115,6 +138,20 @@ void AtomicFile::write(std::string_view bytes) {
   }
 }
 
+void AtomicFile::write_at(std::uint64_t offset, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno(target_.string(), "cannot write", errno);
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+void AtomicFile::read_at(std::uint64_t offset, void* destination, std::size_t count) const {
+  read_fully(fd_, target_.string(), offset, static_cast<char*>(destination), count);
+}
+
 void AtomicFile::commit() {
   const int closed = ::close(fd_);
   fd_ = -1;
@@ -126,4 +163,4 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
-}  // namespace fastconv::io::detail
+}  // namespace fastconv::detail

@@ -1,4 +1,5 @@
-// src/io/files.hpp — POSIX file handles for the readers and the atomic writer.
+// src/core/files.hpp — POSIX file handles: the I/O module's readers and atomic writer, and the
+// out-of-core transforms' positional reads and writes.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace fastconv::io::detail {
+namespace fastconv::detail {
 
 /// A file open for reading; every failure is an io Error naming the file.
 class InputFile {
@@ -24,6 +25,8 @@ class InputFile {
   void read_exact(void* destination, std::size_t count);
   /// Reads everything from the current position to the end.
   std::string read_rest();
+  /// Reads exactly `count` bytes at byte `offset` (the position read_exact uses is unchanged).
+  void read_at(std::uint64_t offset, void* destination, std::size_t count) const;
 
  private:
   std::size_t read_some(char* destination, std::size_t count);
@@ -45,6 +48,12 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(std::string_view bytes);
+  /// Writes `bytes` at byte `offset` of the temporary file (the position write uses is unchanged).
+  void write_at(std::uint64_t offset, std::string_view bytes);
+  /// Reads back `count` bytes at `offset` of what has been written (out-of-core passes).
+  void read_at(std::uint64_t offset, void* destination, std::size_t count) const;
+  /// The temporary file, for writers that open it themselves (MPI-IO); committed as any other.
+  [[nodiscard]] const std::filesystem::path& temporary_path() const noexcept { return temporary_; }
   void commit();
 
  private:
@@ -54,4 +63,4 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-}  // namespace fastconv::io::detail
+}  // namespace fastconv::detail
