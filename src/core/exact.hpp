@@ -9,6 +9,7 @@
 #include "core/backend_impl.hpp"
 #include "fastconv/error.hpp"
 #include "fastconv/types.hpp"
+#include "fastconv/wht.hpp"
 
 namespace fastconv::detail {
 
@@ -75,6 +76,23 @@ template <class I>
 constexpr bool fits(i128 v) noexcept {
   return v >= std::numeric_limits<I>::min() && v <= std::numeric_limits<I>::max();
 }
+
+/// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
+enum class Ring { u64, u128, none };
+Ring choose_ring(u128 bound, int log2n);
+
+/// The overflow Error of an exact dyadic operation `op` whose result, bounded only by `bound`,
+/// needs more than 128 bits at 2^log2n points.
+[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n);
+
+/// log2 of the exact divisor `normalization` applies to an integer WHT of 2^log2n points
+/// (0, log2n, or log2n / 2 for orthonormal, which needs log2n even).
+int divisor_log2(int log2n, Normalization normalization);
+/// The factor `normalization` applies to a floating-point WHT of 2^log2n points.
+double scale_of(int log2n, Normalization normalization);
+/// The Error of an integer WHT output `where` = `value` that `normalization` cannot divide exactly.
+[[noreturn]] void throw_not_divisible(Normalization normalization, std::string_view type, const std::string& where,
+                                      i128 value, i128 divisor);
 
 /// "int32", "int64", ...
 template <class T>

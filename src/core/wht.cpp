@@ -49,9 +49,7 @@ int log2_exact(std::size_t length, std::string_view what) {
   return std::countr_zero(length);
 }
 
-namespace {
-
-constexpr int kMaxLog2 = 48;
+namespace detail {
 
 /// log2 of the exact divisor the normalisation applies to an integer transform.
 int divisor_log2(int log2n, Normalization normalization) {
@@ -72,6 +70,23 @@ double scale_of(int log2n, Normalization normalization) {
   }
   return 1.0;
 }
+
+void throw_not_divisible(Normalization normalization, std::string_view type, const std::string& where, i128 value,
+                         i128 divisor) {
+  throw Error(ErrorCode::invalid_argument, "WHT with " + std::string(to_string(normalization)) + " normalisation of " +
+                                               std::string(type) + " data is not exact: output " + where + " = " +
+                                               to_string(value) + " is not divisible by " + to_string(divisor) +
+                                               "; use a floating-point dtype");
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::divisor_log2;
+using detail::scale_of;
+
+constexpr int kMaxLog2 = 48;
 
 void check_batch(std::size_t span_size, std::size_t rows, std::size_t stride, std::size_t size) {
   if (rows == 0) return;
@@ -141,11 +156,7 @@ struct WhtPlan<T>::Impl {
     for (std::size_t j = 0; j < buffer.size(); ++j) {
       const detail::i128 v = detail::signed_value(buffer[j]);
       if (v % divisor != 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "WHT with " + std::string(to_string(options.normalization)) + " normalisation of " +
-                        std::string(detail::type_name<T>()) + " data is not exact: output " + position(j) + " = " +
-                        detail::to_string(v) + " is not divisible by " + detail::to_string(divisor) +
-                        "; use a floating-point dtype");
+        detail::throw_not_divisible(options.normalization, detail::type_name<T>(), position(j), v, divisor);
       if (!detail::fits<T>(v / divisor)) detail::throw_overflow<T>("WHT", position(j), v / divisor);
     }
     for (std::size_t r = 0; r < rows; ++r)

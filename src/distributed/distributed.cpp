@@ -1,0 +1,443 @@
+// The distributed WHT and dyadic convolution (fastconv/distributed.hpp).
+//
+// H_N = H_P ⊗ H_M: the WHT of a block-distributed array is the local WHT of every block (the
+// low n−p bits, by the cpu backend in words W) and a P-point WHT across ranks of every local
+// column (the high p bits, src/distributed/cross_ranks.hpp). Integers follow the single-process
+// rules: a bound decides whether their own ring holds the result (then the ring's wrap-around
+// is harmless) or a 64/128-bit ring computes it, checked before anything is stored.
+#include "fastconv/distributed.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/backend_impl.hpp"
+#include "core/exact.hpp"
+#include "distributed/comm.hpp"
+#include "distributed/cross_ranks.hpp"
+
+namespace fastconv::distributed {
+
+using fastconv::detail::i128;
+using fastconv::detail::u128;
+using fastconv::detail::WhtKernel;
+
+std::string_view to_string(Exchange exchange) noexcept {
+  switch (exchange) {
+    case Exchange::auto_: return "auto";
+    case Exchange::pairwise: return "pairwise";
+    case Exchange::alltoall: return "alltoall";
+  }
+  return "?";
+}
+
+std::optional<Exchange> parse_exchange(std::string_view name) noexcept {
+  for (const Exchange e : {Exchange::auto_, Exchange::pairwise, Exchange::alltoall})
+    if (name == to_string(e)) return e;
+  return std::nullopt;
+}
+
+namespace detail {
+namespace {
+
+enum class Operation { wht, convolve, autocorrelate };
+
+/// Where a distributed array lies and how its rank bits are crossed.
+struct Geometry {
+  Ranks ranks;
+  int log2n = 0;
+  std::size_t local = 0;  ///< M = N / P words per rank
+  Exchange exchange = Exchange::pairwise;
+  int threads = 0;
+  std::size_t chunk_words = 0;
+
+  [[nodiscard]] std::size_t per_pair() const { return local / static_cast<std::size_t>(ranks.size); }
+};
+
+/// The exchange with the lower modelled time: a pairwise crossing of the rank bits costs p
+/// messages of M words; an all-to-all transpose P − 1 messages of M/P words. A WHT crosses once
+/// (1 crossing or 2 transposes); a convolution three times (x, g, and back: 3 or 3, the spectra
+/// staying transposed); an autocorrelation twice (2 or 2).
+Exchange choose_exchange(int log2n, const Ranks& r, std::size_t word_bytes, Operation op, const Options& o) {
+  if (r.log2p == 0) return Exchange::pairwise;  // one rank: nothing crosses
+  const bool alltoall_fits = log2n >= 2 * r.log2p;
+  if (o.exchange == Exchange::alltoall && !alltoall_fits)
+    throw Error(ErrorCode::invalid_argument,
+                "the alltoall exchange needs at least P² = " + std::to_string(std::size_t{1} << (2 * r.log2p)) +
+                    " elements over " + std::to_string(r.size) + " ranks (this array has 2^" + std::to_string(log2n) +
+                    "): use the pairwise exchange");
+  if (o.exchange != Exchange::auto_) return o.exchange;
+  if (!alltoall_fits) return Exchange::pairwise;
+  const double P = r.size;
+  const double bytes = std::ldexp(static_cast<double>(word_bytes), log2n - r.log2p);
+  const double crossing = r.log2p * (o.latency_s + bytes / o.bandwidth);
+  const double transpose = (P - 1) * o.latency_s + (P - 1) / P * bytes / o.bandwidth;
+  const int crossings = op == Operation::convolve ? 3 : op == Operation::autocorrelate ? 2 : 1;
+  const int transposes = op == Operation::wht ? 2 : crossings;
+  return transposes * transpose < crossings * crossing ? Exchange::alltoall : Exchange::pairwise;
+}
+
+/// The local block size M every rank passed, checked equal on all ranks and a power of two
+/// with P·M ≤ 2^48; returns log2(P·M).
+int global_log2(std::size_t local, const Ranks& r, std::string_view what) {
+  std::uint64_t sizes[2] = {local, ~std::uint64_t{local}};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UINT64_T, MPI_MAX, r.comm), "MPI_Allreduce");
+  if (sizes[0] != local || ~sizes[1] != local)
+    throw Error(ErrorCode::invalid_argument, std::string(what) + ": the ranks' blocks differ in size (from " +
+                                                 std::to_string(~sizes[1]) + " to " + std::to_string(sizes[0]) +
+                                                 " elements): every rank holds N/P elements");
+  const std::size_t global = local * static_cast<std::size_t>(r.size);
+  if (local == 0 || !std::has_single_bit(global))
+    throw Error(ErrorCode::invalid_argument, std::string(what) + ": " + std::to_string(r.size) + " blocks of " +
+                                                 std::to_string(local) + " elements: the length must be a power of two, 2^n ≥ P");
+  return std::countr_zero(global);
+}
+
+Geometry geometry_of(const Ranks& r, int log2n, std::size_t word_bytes, Operation op, const Options& o) {
+  return {r, log2n, std::size_t{1} << (log2n - r.log2p), choose_exchange(log2n, r, word_bytes, op, o), o.threads,
+          o.chunk_words};
+}
+
+/// The WHT over the rank bits of a natural-layout block, in place.
+template <class W>
+void cross_ranks(W* data, const Geometry& g) {
+  if (g.ranks.log2p == 0) return;
+  if (g.exchange == Exchange::pairwise) {
+    pairwise_rounds(data, g.local, g.ranks, g.chunk_words);
+    return;
+  }
+  std::vector<W> rows(g.local);
+  alltoall_bytes(data, rows.data(), g.per_pair() * sizeof(W), g.ranks.comm);
+  wht_across_rows(rows.data(), g.per_pair(), g.ranks.log2p, g.threads);
+  alltoall_bytes(rows.data(), data, g.per_pair() * sizeof(W), g.ranks.comm);
+}
+
+/// Sequency or Paley order from the natural order, across ranks (a single rank's local kernel
+/// computes the order itself).
+template <class T>
+void put_in_order(T* data, const Geometry& g, Order order) {
+  if (order == Order::hadamard || g.ranks.log2p == 0) return;
+  if (g.log2n >= 2 * g.ranks.log2p) {
+    std::vector<T> buffer(g.local);
+    reorder(data, buffer.data(), g.local, g.log2n, g.ranks, order);
+  } else {
+    reorder_gathered(data, g.local, g.log2n, g.ranks, order);
+  }
+}
+
+std::uint64_t global_max(std::uint64_t value, MPI_Comm comm) {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
+  return value;
+}
+
+/// Σ over ranks of a 128-bit value, saturating at 2^128 − 1.
+u128 global_sum(u128 value, MPI_Comm comm, int ranks) {
+  const std::uint64_t mine[2] = {static_cast<std::uint64_t>(value), static_cast<std::uint64_t>(value >> 64)};
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(ranks));
+  check_mpi(MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm), "MPI_Allgather");
+  u128 sum = 0;
+  for (int q = 0; q < ranks; ++q) {
+    const u128 v = (u128{all[2 * q + 1]} << 64) | all[2 * q];
+    if (__builtin_add_overflow(sum, v, &sum)) return ~u128{0};
+  }
+  return sum;
+}
+
+/// Integers sign-extended into ring words.
+template <class W, class T>
+std::vector<W> ring_words(std::span<const T> values) {
+  std::vector<W> words(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) words[i] = static_cast<W>(static_cast<i128>(values[i]));
+  return words;
+}
+
+/// The words the local kernel transforms: 16-bit floats in float, integers in their own ring.
+template <class T>
+struct WordOf {
+  using type = std::conditional_t<HalfFloat<T>, float, T>;
+};
+template <std::integral T>
+struct WordOf<T> {
+  using type = fastconv::detail::ring_of<T>;
+};
+
+std::string element(const Geometry& g, std::size_t j) {
+  return "element " + std::to_string(static_cast<std::size_t>(g.ranks.rank) * g.local + j);
+}
+
+}  // namespace
+}  // namespace detail
+
+// --- the WHT -------------------------------------------------------------------------------
+
+template <TransformElement T>
+struct WhtPlan<T>::Impl {
+  detail::Geometry geometry;
+  WhtOptions options;
+  Backend backend = Backend::cpu();
+  std::unique_ptr<WhtKernel> kernel;  // floats: float or double words; integers: the ring of T
+  std::unique_ptr<WhtKernel> wide;    // integers: a ring wide enough for any result
+
+  static constexpr bool half = HalfFloat<T>;
+  using Compute = std::conditional_t<half, float, T>;
+
+  [[nodiscard]] bool uses_wide64() const { return std::is_same_v<T, std::int32_t> && geometry.log2n <= 31; }
+
+  template <class W>
+  void transform(W* words, const WhtKernel& local, double scale) const {
+    local.execute(words, 1, geometry.local, scale);
+    detail::cross_ranks(words, geometry);
+  }
+
+  void run(std::span<T> data) const {
+    if constexpr (std::is_integral_v<T>) {
+      run_exact(data);
+    } else if constexpr (half) {
+      std::vector<float> words(data.begin(), data.end());
+      transform(words.data(), *kernel, fastconv::detail::scale_of(geometry.log2n, options.normalization));
+      detail::put_in_order(words.data(), geometry, options.order);
+      for (std::size_t i = 0; i < data.size(); ++i) data[i] = T(words[i]);
+    } else {
+      transform(data.data(), *kernel, fastconv::detail::scale_of(geometry.log2n, options.normalization));
+      detail::put_in_order(data.data(), geometry, options.order);
+    }
+  }
+
+  void run_exact(std::span<T> data) const
+    requires std::is_integral_v<T>
+  {
+    using fastconv::detail::below_power_of_two;
+    const std::uint64_t bound =
+        detail::global_max(fastconv::detail::magnitude_bound(std::span<const T>(data)), geometry.ranks.comm);
+    if (options.normalization == Normalization::none &&
+        below_power_of_two(bound, geometry.log2n, std::numeric_limits<T>::digits)) {
+      transform(reinterpret_cast<fastconv::detail::ring_of<T>*>(data.data()), *kernel, 1.0);
+    } else if (uses_wide64()) {
+      run_wide<std::uint64_t>(data);
+    } else {
+      run_wide<u128>(data);
+    }
+    detail::put_in_order(data.data(), geometry, options.order);
+  }
+
+  template <class W>
+  void run_wide(std::span<T> data) const {
+    namespace core = fastconv::detail;
+    auto words = detail::ring_words<W>(std::span<const T>(data));
+    transform(words.data(), *wide, 1.0);
+    const int shift = core::divisor_log2(geometry.log2n, options.normalization);
+    const i128 divisor = i128{1} << shift;
+    detail::collectively(geometry.ranks.comm, [&] {
+      for (std::size_t j = 0; j < words.size(); ++j) {
+        const i128 v = core::signed_value(words[j]);
+        if (v % divisor != 0)
+          core::throw_not_divisible(options.normalization, core::type_name<T>(), detail::element(geometry, j), v, divisor);
+        if (!core::fits<T>(v / divisor)) core::throw_overflow<T>("WHT", detail::element(geometry, j), v / divisor);
+      }
+    });
+    for (std::size_t j = 0; j < words.size(); ++j) data[j] = static_cast<T>(core::signed_value(words[j]) / divisor);
+  }
+};
+
+template <TransformElement T>
+WhtPlan<T>::WhtPlan(int log2n, MPI_Comm comm, WhtOptions options, Options distributed)
+    : impl_(std::make_unique<Impl>()) {
+  namespace core = fastconv::detail;
+  impl_->options = options;
+  impl_->backend = Backend::cpu(distributed.threads);
+  const detail::Ranks ranks = detail::ranks_of(comm, "distributed WHT");
+  detail::collectively(comm, [&] {
+    if (log2n < ranks.log2p || log2n > 48)
+      throw Error(ErrorCode::invalid_argument, "distributed WHT of 2^" + std::to_string(log2n) + " points over " +
+                                                   std::to_string(ranks.size) + " ranks: the size must be 2^" +
+                                                   std::to_string(ranks.log2p) + " … 2^48");
+    using Word = typename detail::WordOf<T>::type;
+    impl_->geometry = detail::geometry_of(ranks, log2n, sizeof(Word), detail::Operation::wht, distributed);
+    // One rank: the local kernel is the whole transform and computes the order itself.
+    const Order local_order = ranks.log2p == 0 ? options.order : Order::hadamard;
+    const int local_log2 = log2n - ranks.log2p;
+    const auto& b = impl_->backend.impl();
+    impl_->kernel = b.make_wht(local_log2, core::word_of<Word>, local_order);
+    if constexpr (std::is_integral_v<T>) {
+      if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
+        throw Error(ErrorCode::unsupported, "orthonormal normalisation of an " + std::string(core::type_name<T>()) +
+                                                " WHT of 2^" + std::to_string(log2n) +
+                                                " points cannot be exact; use a floating-point dtype");
+      impl_->wide = b.make_wht(local_log2, impl_->uses_wide64() ? core::Word::u64 : core::Word::u128, local_order);
+    }
+  });
+}
+
+template <TransformElement T>
+WhtPlan<T>::~WhtPlan() = default;
+template <TransformElement T>
+WhtPlan<T>::WhtPlan(WhtPlan&&) noexcept = default;
+template <TransformElement T>
+WhtPlan<T>& WhtPlan<T>::operator=(WhtPlan&&) noexcept = default;
+
+template <TransformElement T>
+void WhtPlan<T>::execute(std::span<T> local) const {
+  detail::collectively(impl_->geometry.ranks.comm, [&] {
+    if (local.size() != impl_->geometry.local)
+      throw Error(ErrorCode::invalid_argument, "distributed WHT plan for blocks of " +
+                                                   std::to_string(impl_->geometry.local) + " elements was given " +
+                                                   std::to_string(local.size()));
+  });
+  impl_->run(local);
+}
+
+template <TransformElement T>
+int WhtPlan<T>::log2n() const noexcept {
+  return impl_->geometry.log2n;
+}
+template <TransformElement T>
+std::size_t WhtPlan<T>::local_size() const noexcept {
+  return impl_->geometry.local;
+}
+template <TransformElement T>
+Exchange WhtPlan<T>::exchange() const noexcept {
+  return impl_->geometry.exchange;
+}
+
+template <TransformElement T>
+void wht(std::span<T> local, MPI_Comm comm, WhtOptions options, Options distributed) {
+  const detail::Ranks ranks = detail::ranks_of(comm, "distributed WHT");
+  int log2n = 0;
+  detail::collectively(comm, [&] { log2n = detail::global_log2(local.size(), ranks, "distributed WHT"); });
+  WhtPlan<T>(log2n, comm, options, distributed).execute(local);
+}
+
+template class WhtPlan<float>;
+template class WhtPlan<double>;
+template class WhtPlan<std::int32_t>;
+template class WhtPlan<std::int64_t>;
+template class WhtPlan<float16>;
+template class WhtPlan<bfloat16>;
+template void wht(std::span<float>, MPI_Comm, WhtOptions, Options);
+template void wht(std::span<double>, MPI_Comm, WhtOptions, Options);
+template void wht(std::span<std::int32_t>, MPI_Comm, WhtOptions, Options);
+template void wht(std::span<std::int64_t>, MPI_Comm, WhtOptions, Options);
+template void wht(std::span<float16>, MPI_Comm, WhtOptions, Options);
+template void wht(std::span<bfloat16>, MPI_Comm, WhtOptions, Options);
+
+// --- dyadic convolution and autocorrelation -------------------------------------------------
+
+namespace detail {
+namespace {
+
+/// x ← N⁻¹·W(W·x ⊙ W·g) (g = nullptr: W·x ⊙ W·x) in words W, x and g blocks of one geometry,
+/// `scale` applied in the last local transform. With the alltoall exchange both spectra stay
+/// in the transposed layout, where they are multiplied.
+template <class W>
+void convolve_words(W* x, W* g, const WhtKernel& local, const Geometry& geo, double scale) {
+  std::vector<W> x_rows, g_rows;
+  const bool transposed = geo.ranks.log2p > 0 && geo.exchange == Exchange::alltoall;
+  const auto spectrum = [&](W* v, std::vector<W>& rows) -> W* {
+    local.execute(v, 1, geo.local, 1.0);
+    if (!transposed) {
+      cross_ranks(v, geo);
+      return v;
+    }
+    rows.resize(geo.local);
+    alltoall_bytes(v, rows.data(), geo.per_pair() * sizeof(W), geo.ranks.comm);
+    wht_across_rows(rows.data(), geo.per_pair(), geo.ranks.log2p, geo.threads);
+    return rows.data();
+  };
+  W* X = spectrum(x, x_rows);
+  const W* G = g != nullptr ? spectrum(g, g_rows) : X;
+  const auto n = static_cast<std::ptrdiff_t>(geo.local);
+#pragma omp parallel for num_threads(geo.threads) schedule(static) if (geo.threads != 1 && n >= (1 << 16))
+  for (std::ptrdiff_t i = 0; i < n; ++i) X[i] = X[i] * G[i];
+  if (transposed) {
+    wht_across_rows(X, geo.per_pair(), geo.ranks.log2p, geo.threads);
+    alltoall_bytes(X, x, geo.per_pair() * sizeof(W), geo.ranks.comm);
+  } else {
+    cross_ranks(x, geo);
+  }
+  local.execute(x, 1, geo.local, scale);
+}
+
+template <Element T>
+void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out, MPI_Comm comm,
+            const Options& options, Operation op) {
+  namespace core = fastconv::detail;
+  const std::string_view what = op == Operation::convolve ? "distributed dyadic convolution"
+                                                          : "distributed dyadic autocorrelation";
+  const Ranks ranks = ranks_of(comm, what);
+  int log2n = 0;
+  collectively(comm, [&] {
+    if (g != nullptr && g->size() != f.size())
+      throw Error(ErrorCode::invalid_argument, std::string(what) + ": f's block has " + std::to_string(f.size()) +
+                                                   " elements and g's " + std::to_string(g->size()) +
+                                                   " (zero-pad the shorter operand to the longer's length)");
+    if (out.size() != f.size())
+      throw Error(ErrorCode::invalid_argument, std::string(what) + ": the output block has " +
+                                                   std::to_string(out.size()) + " elements, the operands' " +
+                                                   std::to_string(f.size()));
+  });
+  collectively(comm, [&] { log2n = global_log2(f.size(), ranks, what); });
+  const Backend backend = Backend::cpu(options.threads);
+  const auto& b = backend.impl();
+  const int local_log2 = log2n - ranks.log2p;
+  const auto run = [&]<class W>(W* x, W* h, double scale) {
+    const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);
+    convolve_words(x, h, *b.make_wht(local_log2, core::word_of<W>, Order::hadamard), geo, scale);
+  };
+  if constexpr (std::is_floating_point_v<T>) {
+    std::vector<T> h;
+    if (g != nullptr) h.assign(g->begin(), g->end());
+    if (out.data() != f.data()) std::copy(f.begin(), f.end(), out.begin());
+    run(out.data(), g != nullptr ? h.data() : static_cast<T*>(nullptr), std::ldexp(1.0, -log2n));
+  } else {
+    const std::span<const T> other = g != nullptr ? *g : f;
+    const u128 l1_f = global_sum(core::l1_norm(f), comm, ranks.size);
+    const u128 l1_g = g != nullptr ? global_sum(core::l1_norm(other), comm, ranks.size) : l1_f;
+    const std::uint64_t max_f = global_max(core::max_magnitude(f), comm);
+    const std::uint64_t max_g = g != nullptr ? global_max(core::max_magnitude(other), comm) : max_f;
+    const u128 bound = std::min(core::saturating_mul(l1_f, max_g), core::saturating_mul(l1_g, max_f));
+    const auto exact = [&]<class W>() {
+      auto x = ring_words<W>(f);
+      auto h = g != nullptr ? ring_words<W>(other) : std::vector<W>{};
+      run(x.data(), g != nullptr ? h.data() : static_cast<W*>(nullptr), 1.0);
+      const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);
+      const std::string name(op == Operation::convolve ? "dyadic convolution" : "dyadic autocorrelation");
+      collectively(comm, [&] {
+        for (std::size_t j = 0; j < x.size(); ++j) {
+          const i128 v = core::signed_value(x[j]) >> log2n;
+          if (!core::fits<T>(v)) core::throw_overflow<T>(name, element(geo, j), v);
+        }
+      });
+      for (std::size_t j = 0; j < x.size(); ++j) out[j] = static_cast<T>(core::signed_value(x[j]) >> log2n);
+    };
+    switch (core::choose_ring(bound, log2n)) {
+      case core::Ring::u64: exact.template operator()<std::uint64_t>(); break;
+      case core::Ring::u128: exact.template operator()<u128>(); break;
+      case core::Ring::none: core::throw_too_wide(what, core::type_name<T>(), bound, log2n);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+template <Element T>
+void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, MPI_Comm comm, Options distributed) {
+  detail::dyadic(f, &g, out, comm, distributed, detail::Operation::convolve);
+}
+
+template <Element T>
+void autocorrelate(std::span<const T> f, std::span<T> out, MPI_Comm comm, Options distributed) {
+  detail::dyadic<T>(f, nullptr, out, comm, distributed, detail::Operation::autocorrelate);
+}
+
+#define FASTCONV_DISTRIBUTED_DYADIC(T)                                                                      \
+  template void convolve<T>(std::span<const T>, std::span<const T>, std::span<T>, MPI_Comm, Options); \
+  template void autocorrelate<T>(std::span<const T>, std::span<T>, MPI_Comm, Options);
+FASTCONV_DISTRIBUTED_DYADIC(float)
+FASTCONV_DISTRIBUTED_DYADIC(double)
+FASTCONV_DISTRIBUTED_DYADIC(std::int32_t)
+FASTCONV_DISTRIBUTED_DYADIC(std::int64_t)
+#undef FASTCONV_DISTRIBUTED_DYADIC
+
+}  // namespace fastconv::distributed
