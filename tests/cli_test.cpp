@@ -830,3 +830,78 @@ TEST_F(Cli, Conv2dBadInputs) {
   expect_bad_input("conv2d x.npy w.npy y.txt", ".npy");
   EXPECT_EQ(read(path("y.npy")), "keep");
 }
+
+#ifdef FASTCONV_MPIEXEC
+// `mpirun -np P fastconv ... --distributed` writes the same file as the single-process command.
+class CliDistributed : public Cli {
+ protected:
+  Result mpirun(int ranks, const std::string& args) const {
+    return run(args, "",
+               "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 '" FASTCONV_MPIEXEC
+               "' --oversubscribe -np " + std::to_string(ranks) + " ");
+  }
+
+  template <class T>
+  void write_npy(const std::string& name, std::vector<T> values) const {
+    const std::size_t n = values.size();
+    fastconv::io::write_file(path(name), fastconv::io::make_array(std::move(values), 1, n, false));
+  }
+};
+
+TEST_F(CliDistributed, ResultsEqualTheSingleProcessOnes) {
+  std::vector<std::int64_t> x(1 << 10), g(1 << 4);
+  std::vector<double> d(1 << 9);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int64_t>((i * 7919) % 2001) - 1000;
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<std::int64_t>(i * i % 17) - 8;
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = std::sin(0.1 * static_cast<double>(i));
+  write_npy("x.npy", x);
+  write_npy("g.npy", g);
+  write_npy("d.npy", d);
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"wht --order sequency x.npy", "int64 WHT"},
+      {"wht --order paley --normalize orthonormal d.npy", "float64 WHT"},
+      {"wht --dtype int32 --exchange alltoall x.npy", "int32 WHT, all-to-all"},
+      {"dyadic conv x.npy g.npy", "convolution with a shorter G"},
+      {"dyadic autocorr --exchange pairwise x.npy", "autocorrelation"}};
+  for (const auto& [command, what] : commands) {
+    ASSERT_EQ(run(command + " expected.npy").code, 0) << what;
+    const auto expected = fastconv::io::read_npy(path("expected.npy"));
+    for (const int ranks : {1, 2, 4}) {
+      const Result r = mpirun(ranks, command + " --distributed got.npy");
+      ASSERT_EQ(r.code, 0) << what << " on " << ranks << " ranks: " << r.err;
+      const auto got = fastconv::io::read_npy(path("got.npy"));
+      ASSERT_EQ(got.dtype(), expected.dtype()) << what;
+      if (fastconv::is_integer(got.dtype())) {
+        EXPECT_EQ(read(path("got.npy")), read(path("expected.npy"))) << what << " on " << ranks << " ranks";
+      } else {
+        const auto& a = got.values<double>();
+        const auto& b = expected.values<double>();
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-12) << what << " at " << i;
+      }
+    }
+  }
+}
+
+TEST_F(CliDistributed, ErrorsComeOnceAndLeaveNoFile) {
+  write_npy("big.npy", std::vector<std::int32_t>(1 << 8, 1 << 30));
+  write_npy("x.npy", std::vector<double>(1 << 8, 1.0));
+  write("out.npy", "keep");
+  const auto check = [&](int ranks, const std::string& args, const std::string& fragment) {
+    const Result r = mpirun(ranks, args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("fastconv: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << "expected '" << fragment << "' in: " << r.err;
+    const auto first = r.err.find("fastconv: error: ");
+    EXPECT_EQ(r.err.find("fastconv: error: ", first + 1), std::string::npos) << "printed by several ranks: " << r.err;
+    EXPECT_EQ(read(path("out.npy")), "keep") << args;
+    EXPECT_EQ(files(), (std::vector<std::string>{"big.npy", "out.npy", "x.npy"})) << args;
+  };
+  check(4, "wht --distributed big.npy out.npy", "WHT overflows int32: output element 0 = 274877906944");
+  check(3, "wht --distributed x.npy out.npy", "power-of-two number of ranks");
+  check(2, "wht --distributed x.npy out.txt", "out.txt: a text file cannot be written in pieces");
+  check(2, "dyadic conv --distributed x.npy big.npy out.npy", "give --dtype");
+  check(2, "wht --distributed --exchange sideways x.npy out.npy", "unknown exchange 'sideways'");
+  check(1, "wht --distributed - out.npy", "not standard input");
+}
+#endif

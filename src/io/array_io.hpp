@@ -114,9 +114,10 @@ struct ArrayFileLayout {
 /// files cannot be streamed: an invalid_argument Error. `raw_dtype` as for read_file.
 ArrayFileLayout read_array_layout(const std::filesystem::path& path, std::optional<DType> raw_dtype);
 
-/// The bytes ahead of the values in a file of `format` holding a C-order array of `shape` and
-/// `dtype`: a .npy header, or nothing (raw). bfloat16 in .npy is an invalid_argument Error.
-std::string array_file_prefix(Format format, DType dtype, const std::vector<std::uint64_t>& shape);
+/// The bytes ahead of the values in file `path` (in the format its extension names) holding a
+/// C-order array of `shape` and `dtype`: a .npy header, or nothing (raw). A text file, or
+/// bfloat16 in .npy, is an invalid_argument Error naming `path`.
+std::string array_file_prefix(const std::filesystem::path& path, DType dtype, const std::vector<std::uint64_t>& shape);
 
 /// Throws invalid_argument naming the first NaN or infinity in `values`, which are elements
 /// `first`, `first` + 1, ... of `source` (integers pass).

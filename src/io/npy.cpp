@@ -346,17 +346,17 @@ ArrayFileLayout read_array_layout(const std::filesystem::path& path, std::option
   return layout;
 }
 
-std::string array_file_prefix(Format format, DType dtype, const std::vector<std::uint64_t>& shape) {
-  switch (format) {
+std::string array_file_prefix(const std::filesystem::path& path, DType dtype, const std::vector<std::uint64_t>& shape) {
+  switch (format_of(path)) {
     case Format::raw: return {};
     case Format::npy:
       if (dtype == DType::bfloat16)
-        detail::fail(ErrorCode::invalid_argument, ".npy output",
+        detail::fail(ErrorCode::invalid_argument, path.string(),
                      "bfloat16 has no NumPy dtype: write raw (.bin), or convert to float32");
       return detail::npy_header(dtype, shape);
     case Format::text: break;
   }
-  detail::fail(ErrorCode::invalid_argument, "text output", "a text file cannot be written in pieces: use .npy or raw (.bin)");
+  detail::fail(ErrorCode::invalid_argument, path.string(), "a text file cannot be written in pieces: write .npy or raw (.bin)");
 }
 
 template <TransformElement T>

@@ -11,6 +11,7 @@ struct WhtArgs {
   std::string normalize;
   bool inverse = false;
   ComputeOptions compute;
+  DistributedArgs distributed;
 };
 
 WhtOptions parse_options(const WhtArgs& args) {
@@ -32,6 +33,7 @@ WhtOptions parse_options(const WhtArgs& args) {
 
 int run_wht(const WhtArgs& args) {
   const WhtOptions options = parse_options(args);
+  if (args.distributed.enabled) return run_wht_distributed(args.distributed, args.input, args.output, options, args.compute);
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   io::Array array = read_input(args.input, wanted);
@@ -58,13 +60,15 @@ void add_wht_command(CLI::App& app, Action& action) {
       "  fastconv wht --inverse spectrum.txt            (inverse = forward / N)\n"
       "Formats follow the extension: .txt/.csv/.tsv/.dat text, .npy NumPy, .bin/.raw raw (needs --dtype).\n"
       "Integer input gives exact integer output; a result that does not fit is an error.\n"
-      "--dtype float16 or bfloat16 stores 16-bit values and computes in float: each result is rounded once.");
+      "--dtype float16 or bfloat16 stores 16-bit values and computes in float: each result is rounded once.\n"
+      "  mpirun -np 4 fastconv wht --distributed x.npy y.npy   (each rank transforms a quarter; MPI-IO)");
   cmd->add_option("INPUT", args->input, "Input file, or - for standard input (text) [default: -]");
   cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
   cmd->add_option("--order", args->order, "Output order: hadamard (natural, default), sequency (Walsh), paley (dyadic)");
   cmd->add_option("--normalize", args->normalize, "Normalisation: none (default), orthonormal (1/sqrt N), inverse (1/N)");
   cmd->add_flag("--inverse", args->inverse, "Inverse transform (same as --normalize inverse)");
   args->compute.add_to(*cmd);
+  add_distributed_options(*cmd, args->distributed);
   cmd->callback([args, &action] { action = [args] { return run_wht(*args); }; });
 }
 

@@ -34,6 +34,20 @@ struct ComputeOptions {
   [[nodiscard]] std::optional<DType> requested_dtype() const;
 };
 
+/// `--distributed` and `--exchange` (tools/fastconv/distributed_cli.cpp).
+struct DistributedArgs {
+  bool enabled = false;
+  std::string exchange = "auto";
+};
+void add_distributed_options(CLI::App& command, DistributedArgs& args);
+/// The WHT of INPUT over the ranks of MPI_COMM_WORLD into OUTPUT (both .npy or raw files).
+/// Built without MPI: a device Error saying how to build with it.
+int run_wht_distributed(const DistributedArgs& args, const std::string& input, const std::string& output,
+                        const WhtOptions& options, const ComputeOptions& compute);
+/// Dyadic convolution of F and G (or autocorrelation of F when `second` is null), distributed.
+int run_dyadic_distributed(const DistributedArgs& args, const std::string& first, const std::string* second,
+                           const std::string& output, const ComputeOptions& compute);
+
 /// Reads INPUT ("-" = stdin as text) in the format its extension names; raw files need `dtype`.
 io::Array read_input(const std::string& path, std::optional<DType> dtype);
 /// Converts to `dtype` (checked: no value changes silently except int → float rounding).

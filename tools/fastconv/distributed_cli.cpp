@@ -1,0 +1,243 @@
+// `fastconv wht --distributed` and `fastconv dyadic conv|autocorr --distributed`: the transforms
+// over the ranks of MPI_COMM_WORLD (mpirun -np P fastconv ...). Every rank reads its own block
+// of the .npy/raw input with collective MPI-IO, the library transforms the distributed array,
+// and the blocks are written with collective MPI-IO into a temporary file that rank 0 renames
+// over OUTPUT once it is complete. Errors are agreed among the ranks (every rank stops with the
+// same one) and printed by rank 0 only.
+#include "common.hpp"
+
+#ifdef FASTCONV_HAVE_MPI
+#include <iostream>
+#include <optional>
+
+#include "core/files.hpp"
+#include "distributed/comm.hpp"
+#include "fastconv/distributed.hpp"
+#include "io/detail.hpp"
+#endif
+
+namespace fastconv::cli {
+
+#ifndef FASTCONV_HAVE_MPI
+
+namespace {
+[[noreturn]] void no_mpi() {
+  throw Error(ErrorCode::device,
+              "--distributed: this fastconv was built without MPI; install Open MPI (apt-get install libopenmpi-dev "
+              "openmpi-bin) and rebuild (cmake finds it; -DFASTCONV_MPI=ON is the default), then run it under "
+              "mpirun -np P");
+}
+}  // namespace
+
+int run_wht_distributed(const DistributedArgs&, const std::string&, const std::string&, const WhtOptions&,
+                        const ComputeOptions&) {
+  no_mpi();
+}
+int run_dyadic_distributed(const DistributedArgs&, const std::string&, const std::string*, const std::string&,
+                           const ComputeOptions&) {
+  no_mpi();
+}
+
+#else
+
+namespace {
+
+using distributed::detail::check_mpi;
+using distributed::detail::collectively;
+
+/// MPI for the length of one command: initialised here unless it already is, finalised after.
+class MpiSession {
+ public:
+  MpiSession() {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (initialised == 0) {
+      int provided = 0;
+      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      owned_ = true;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~MpiSession() {
+    if (owned_) MPI_Finalize();
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int size() const noexcept { return size_; }
+
+ private:
+  bool owned_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+/// Runs `body` under MPI. An Error (the same on every rank) is printed by rank 0 before any
+/// rank exits: mpirun ends the whole job as soon as one rank exits with an error code.
+int on_every_rank(const std::function<int(const MpiSession&)>& body) {
+  const MpiSession session;
+  try {
+    return body(session);
+  } catch (const Error& e) {
+    if (session.rank() == 0) std::cerr << "fastconv: error: " << e.what() << std::endl;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return e.code() == ErrorCode::device ? 1 : 2;
+  }
+}
+
+distributed::Options options_of(const DistributedArgs& args, const ComputeOptions& compute) {
+  if (compute.backend != "auto" && compute.backend != "cpu")
+    usage_error("--distributed computes each rank's block on the cpu backend (--backend " + compute.backend +
+                " is not available with it)");
+  distributed::Options options;
+  const auto exchange = distributed::parse_exchange(args.exchange);
+  if (!exchange) usage_error("--exchange: unknown exchange '" + args.exchange + "': use auto, pairwise or alltoall");
+  options.exchange = *exchange;
+  options.threads = compute.threads;
+  return options;
+}
+
+/// A 1-D .npy or raw input, described on every rank (each reads the header itself).
+io::ArrayFileLayout describe(const std::string& path, const ComputeOptions& compute) {
+  if (path == "-") usage_error("--distributed reads files (.npy or raw), not standard input");
+  const io::ArrayFileLayout layout = io::read_array_layout(path, compute.requested_dtype());
+  if (layout.shape.size() != 1)
+    usage_error(path + ": --distributed transforms 1-D arrays (this one has shape " +
+                std::to_string(layout.shape[0]) + "×" + std::to_string(layout.shape[1]) + ")");
+  log2_exact(layout.count(), path + ": the length");
+  return layout;
+}
+
+/// Elements [first, first + count) of the file's array, zero past its end, read by every rank
+/// at once (collective MPI-IO), checked and converted to `dtype`.
+io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout, std::uint64_t first,
+                     std::size_t count, DType dtype) {
+  MPI_File file = MPI_FILE_NULL;
+  check_mpi(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file), "MPI_File_open");
+  const std::uint64_t total = layout.count();
+  const std::size_t present = first < total ? static_cast<std::size_t>(std::min<std::uint64_t>(count, total - first)) : 0;
+  io::Array block = with_transform_type(layout.dtype, [&]<class T>() {
+    std::vector<T> values(count, T(0));
+    const distributed::detail::Bytes bytes(present * sizeof(T));
+    const int code = MPI_File_read_at_all(file, static_cast<MPI_Offset>(layout.data_offset + first * sizeof(T)),
+                                          values.data(), bytes.count(), bytes.type(), MPI_STATUS_IGNORE);
+    MPI_File_close(&file);
+    check_mpi(code, "MPI_File_read_at_all");
+    return io::make_array(std::move(values), 1, count, false);
+  });
+  collectively(MPI_COMM_WORLD, [&] {
+    with_transform_type(layout.dtype, [&]<class T>() {
+      io::reject_non_finite(std::span<const T>(block.values<T>()), first, path);
+    });
+    if (dtype != layout.dtype) block = to_dtype(block, dtype, path);
+  });
+  return block;
+}
+
+/// Writes the distributed array whose block `block` starts at element `first` (of `total`)
+/// to `path` (.npy or raw): collective MPI-IO into a temporary file that rank 0 created and
+/// renames over `path` once every rank's block is in it.
+void write_blocks(const std::string& path, const io::Array& block, std::uint64_t first, std::uint64_t total,
+                  const MpiSession& session) {
+  if (path == "-") usage_error("--distributed writes files (.npy or raw), not standard output");
+  const std::string prefix = io::array_file_prefix(path, block.dtype(), {total});
+  std::optional<fastconv::detail::AtomicFile> file;
+  std::string temporary;
+  collectively(MPI_COMM_WORLD, [&] {
+    if (session.rank() != 0) return;
+    file.emplace(path);
+    file->write(prefix);
+    temporary = file->temporary_path().string();
+  });
+  int length = static_cast<int>(temporary.size());
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  temporary.resize(static_cast<std::size_t>(length));
+  check_mpi(MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  const std::string_view bytes = io::detail::value_bytes(block);
+  collectively(MPI_COMM_WORLD, [&] {
+    MPI_File out = MPI_FILE_NULL;
+    check_mpi(MPI_File_open(MPI_COMM_WORLD, temporary.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &out), "MPI_File_open");
+    const distributed::detail::Bytes count(bytes.size());
+    const auto offset = static_cast<MPI_Offset>(prefix.size() + first * (bytes.size() / block.size()));
+    const int code = MPI_File_write_at_all(out, offset, bytes.data(), count.count(), count.type(), MPI_STATUS_IGNORE);
+    const int closed = MPI_File_close(&out);
+    check_mpi(code, "MPI_File_write_at_all");
+    check_mpi(closed, "MPI_File_close");
+  });
+  collectively(MPI_COMM_WORLD, [&] {
+    if (file) file->commit();
+  });
+}
+
+/// This rank's first element and block length for an array of `total` elements.
+std::pair<std::uint64_t, std::size_t> block_range(std::uint64_t total, const MpiSession& session) {
+  if (total < static_cast<std::uint64_t>(session.size()))
+    usage_error("an array of " + std::to_string(total) + " elements cannot be split over " +
+                std::to_string(session.size()) + " ranks (at most one rank per element)");
+  const auto count = static_cast<std::size_t>(total / static_cast<std::uint64_t>(session.size()));
+  return {static_cast<std::uint64_t>(session.rank()) * count, count};
+}
+
+}  // namespace
+
+int run_wht_distributed(const DistributedArgs& args, const std::string& input, const std::string& output,
+                        const WhtOptions& wht_options, const ComputeOptions& compute) {
+  return on_every_rank([&](const MpiSession& session) {
+    const distributed::Options options = options_of(args, compute);
+    const io::ArrayFileLayout layout = describe(input, compute);
+    const DType dtype = compute.requested_dtype().value_or(layout.dtype);
+    const auto [first, count] = block_range(layout.count(), session);
+    io::Array block = read_block(input, layout, first, count, dtype);
+    with_transform_type(dtype, [&]<class T>() {
+      distributed::wht(std::span<T>(block.values<T>()), MPI_COMM_WORLD, wht_options, options);
+    });
+    write_blocks(output, block, first, layout.count(), session);
+    return 0;
+  });
+}
+
+int run_dyadic_distributed(const DistributedArgs& args, const std::string& first_path, const std::string* second_path,
+                           const std::string& output, const ComputeOptions& compute) {
+  return on_every_rank([&](const MpiSession& session) {
+    const distributed::Options options = options_of(args, compute);
+    const io::ArrayFileLayout f = describe(first_path, compute);
+    const std::optional<io::ArrayFileLayout> g =
+        second_path != nullptr ? std::optional(describe(*second_path, compute)) : std::nullopt;
+    DType dtype = f.dtype;
+    if (const auto wanted = compute.requested_dtype()) {
+      dtype = *wanted;
+    } else if (g && g->dtype != f.dtype) {
+      usage_error(first_path + " is " + std::string(to_string(f.dtype)) + " and " + *second_path + " is " +
+                  std::string(to_string(g->dtype)) + ": give --dtype to compute both in one type");
+    }
+    const std::uint64_t total = g ? std::max(f.count(), g->count()) : f.count();
+    const auto [first, count] = block_range(total, session);
+    io::Array x = read_block(first_path, f, first, count, dtype);
+    with_type(dtype, [&]<class T>() {
+      auto& values = x.values<T>();
+      if (g) {
+        const io::Array h = read_block(*second_path, *g, first, count, dtype);
+        distributed::convolve(std::span<const T>(values), std::span<const T>(h.values<T>()), std::span<T>(values),
+                              MPI_COMM_WORLD, options);
+      } else {
+        distributed::autocorrelate(std::span<const T>(values), std::span<T>(values), MPI_COMM_WORLD, options);
+      }
+    });
+    write_blocks(output, x, first, total, session);
+    return 0;
+  });
+}
+
+#endif
+
+void add_distributed_options(CLI::App& command, DistributedArgs& args) {
+  command.add_flag("--distributed", args.enabled,
+                   "Transform over the ranks of an MPI job (mpirun -np P fastconv ...; P a power of two): "
+                   "each rank reads, computes and writes its block of the .npy/raw files");
+  command.add_option("--exchange", args.exchange,
+                     "With --distributed, how the rank bits are crossed: auto (cost model, default), pairwise, alltoall");
+}
+
+}  // namespace fastconv::cli
