@@ -837,7 +837,8 @@ class CliDistributed : public Cli {
  protected:
   Result mpirun(int ranks, const std::string& args) const {
     return run(args, "",
-               "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 '" FASTCONV_MPIEXEC
+               "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 "
+               "LSAN_OPTIONS=suppressions='" FASTCONV_LSAN_SUPPRESSIONS "' '" FASTCONV_MPIEXEC
                "' --oversubscribe -np " + std::to_string(ranks) + " ");
   }
 
