@@ -1,6 +1,7 @@
 // src/core/exact.hpp — bounds and checks behind exact integer results.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -90,5 +91,32 @@ template <class I>
                                        to_string(value) + " is outside the " + type + " range; use " +
                                        (std::is_same_v<I, std::int32_t> ? "int64 or " : "") + "a floating-point dtype");
 }
+
+/// v / 2^shift as I, the value of an integer WHT normalised by 2^-shift: an invalid_argument
+/// Error unless 2^shift divides v, an overflow Error unless the quotient fits I. `where()`
+/// names the output ("element 5 of row 2"); built only for the message.
+template <class I, class Where>
+I checked_wht_quotient(i128 v, int shift, Normalization normalization, const Where& where) {
+  const i128 divisor = i128{1} << shift;
+  if (v % divisor != 0)
+    throw Error(ErrorCode::invalid_argument,
+                "WHT with " + std::string(fastconv::to_string(normalization)) + " normalisation of " +
+                    std::string(type_name<I>()) + " data is not exact: output " + where() + " = " + to_string(v) +
+                    " is not divisible by " + to_string(divisor) + "; use a floating-point dtype");
+  if (!fits<I>(v / divisor)) throw_overflow<I>("WHT", where(), v / divisor);
+  return static_cast<I>(v / divisor);
+}
+
+/// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
+enum class Ring { u64, u128, none };
+Ring choose_ring(u128 bound, int log2n);
+
+/// Bound on |Σₓ f(x)·g(x ⊕ τ)| from the operands' ‖·‖₁ and max |·|: min(‖f‖₁·max|g|, ‖g‖₁·max|f|).
+inline u128 convolution_bound(u128 l1_f, std::uint64_t max_f, u128 l1_g, std::uint64_t max_g) noexcept {
+  return std::min(saturating_mul(l1_f, max_g), saturating_mul(l1_g, max_f));
+}
+
+/// The overflow Error of a dyadic operation `op` whose exact result would need more than 128 bits.
+[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n);
 
 }  // namespace fastconv::detail

@@ -11,6 +11,7 @@ struct DyadicArgs {
   Op op = Op::conv;
   std::string first, second, output = "-";
   ComputeOptions compute;
+  OutOfCoreArgs out_of_core;  ///< conv and autocorr only
 };
 
 /// NumPy's promotion of two element types: the wider integer, the wider float, and float64
@@ -42,6 +43,9 @@ io::Array map_rows(const io::Array& x, PerRow&& per_row) {
 }
 
 int run_dyadic(const DyadicArgs& args) {
+  if (args.out_of_core.enabled)
+    return run_dyadic_out_of_core(args.first, args.op == Op::conv ? &args.second : nullptr, args.output, args.compute,
+                                  args.out_of_core);
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
@@ -95,6 +99,7 @@ void add_dyadic_command(CLI::App& app, Action& action) {
   c->add_option("F", conv->first, "First operand (file, or - for standard input)")->required();
   c->add_option("G", conv->second, "Second operand (file, or -)")->required();
   add_common(c, conv);
+  add_out_of_core_options(*c, conv->out_of_core);
   c->footer("Example: fastconv dyadic conv f.txt g.txt   (f = 1 0 1 1, g = 0 1 0 1 -> 1 2 1 2)");
   c->callback([conv, &action] { action = [conv] { return run_dyadic(*conv); }; });
 
@@ -104,6 +109,7 @@ void add_dyadic_command(CLI::App& app, Action& action) {
   a->add_option("F", auto_->first, "Operand (file, or - for standard input) [default: -]");
   auto_->first = "-";
   add_common(a, auto_);
+  add_out_of_core_options(*a, auto_->out_of_core);
   a->callback([auto_, &action] { action = [auto_] { return run_dyadic(*auto_); }; });
 
   auto de = std::make_shared<DyadicArgs>();

@@ -11,6 +11,7 @@ struct WhtArgs {
   std::string normalize;
   bool inverse = false;
   ComputeOptions compute;
+  OutOfCoreArgs out_of_core;
 };
 
 WhtOptions parse_options(const WhtArgs& args) {
@@ -32,6 +33,7 @@ WhtOptions parse_options(const WhtArgs& args) {
 
 int run_wht(const WhtArgs& args) {
   const WhtOptions options = parse_options(args);
+  if (args.out_of_core.enabled) return run_wht_out_of_core(args.input, args.output, options, args.compute, args.out_of_core);
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   io::Array array = read_input(args.input, wanted);
@@ -65,6 +67,7 @@ void add_wht_command(CLI::App& app, Action& action) {
   cmd->add_option("--normalize", args->normalize, "Normalisation: none (default), orthonormal (1/sqrt N), inverse (1/N)");
   cmd->add_flag("--inverse", args->inverse, "Inverse transform (same as --normalize inverse)");
   args->compute.add_to(*cmd);
+  add_out_of_core_options(*cmd, args->out_of_core);
   cmd->callback([args, &action] { action = [args] { return run_wht(*args); }; });
 }
 
