@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "cpu/order.hpp"
 
@@ -30,14 +31,21 @@ std::optional<std::uint64_t> number_in(const std::filesystem::path& path) {
   return std::nullopt;
 }
 
-/// memory.max − memory.current of this process's cgroup (v2), if it has a limit.
+/// The memory limit of this process's cgroup less its usage, if it has a limit: v2 ("0::/path",
+/// memory.max and memory.current) or v1 ("N:memory:/path", memory.limit_in_bytes and
+/// memory.usage_in_bytes; "no limit" there is a huge number, which the minimum ignores).
 std::optional<std::uint64_t> cgroup_headroom() {
   std::ifstream in("/proc/self/cgroup");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("0::", 0) != 0) continue;
-    const std::filesystem::path dir = "/sys/fs/cgroup" + line.substr(3);
-    const auto limit = number_in(dir / "memory.max"), used = number_in(dir / "memory.current");
+    std::optional<std::uint64_t> limit, used;
+    if (line.rfind("0::", 0) == 0) {
+      const std::filesystem::path dir = "/sys/fs/cgroup" + line.substr(3);
+      limit = number_in(dir / "memory.max"), used = number_in(dir / "memory.current");
+    } else if (const auto at = line.find(":memory:"); at != std::string::npos) {
+      const std::filesystem::path dir = "/sys/fs/cgroup/memory" + line.substr(at + 8);
+      limit = number_in(dir / "memory.limit_in_bytes"), used = number_in(dir / "memory.usage_in_bytes");
+    }
     if (limit && used) return *limit > *used ? *limit - *used : 0;
   }
   return std::nullopt;

@@ -1,5 +1,6 @@
 // --out-of-core for `fastconv wht` and `fastconv dyadic conv|autocorr`: .npy or raw files
 // transformed in tiles (fastconv/out_of_core.hpp), with progress on stderr.
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 
