@@ -95,10 +95,9 @@ Ring ring_for(const DyadicJob& job, const IntegerStats& f, const IntegerStats& g
   return ring;
 }
 
-/// The three passes in words W; returns the ring the result needs, without passes 2 and 3 when
-/// that is wider than W.
+/// The three passes in words W; false, after pass 1, when the result needs a wider ring than W.
 template <class T, class W>
-Ring run_in(const DyadicJob& job) {
+bool run_in(const DyadicJob& job) {
   const bool spectrum_in_memory = OtherSpectrum<W>::fits_memory(job);
   const std::uint64_t reserved =
       job.shorter && spectrum_in_memory ? std::uint64_t{sizeof(W)} << job.shorter->log2n : 0;
@@ -120,10 +119,9 @@ Ring run_in(const DyadicJob& job) {
   InputSource<T, W> source(job.longer.file, job.longer.array.offset, job.meter);
   row_pass(source, work, g, *low, 1.0, tile.get(), job.meter);
 
-  Ring ring = std::is_same_v<W, u128> ? Ring::u128 : Ring::u64;
   if constexpr (std::is_integral_v<T>) {
-    ring = ring_for<T>(job, source.stats(), job.shorter ? other.stats : source.stats());
-    if (ring == Ring::u128 && !std::is_same_v<W, u128>) return ring;
+    const Ring ring = ring_for<T>(job, source.stats(), job.shorter ? other.stats : source.stats());
+    if (ring == Ring::u128 && !std::is_same_v<W, u128>) return false;
   }
 
   const auto high = backend.make_wht(g.h, word_of<W>, Order::hadamard);
@@ -155,7 +153,7 @@ Ring run_in(const DyadicJob& job) {
   ResultSink<T, W, decltype(finish)> sink(*job.output, prefix, job.meter, finish);
   const double scale = std::is_floating_point_v<W> ? std::ldexp(1.0, -job.n()) : 1.0;
   row_pass(work, sink, g, *low, scale, tile.get(), job.meter);
-  return ring;
+  return true;
 }
 
 /// Floats in themselves; integers in Z/2^64, or from the start again in Z/2^128 when the bound
@@ -163,8 +161,8 @@ Ring run_in(const DyadicJob& job) {
 template <class T>
 void run(const DyadicJob& job) {
   if constexpr (std::is_integral_v<T>) {
-    if (run_in<T, std::uint64_t>(job) == Ring::u64) return;
-    job.meter.plan_another_pass();
+    if (run_in<T, std::uint64_t>(job)) return;
+    job.meter.plan_another_pass(job.meter.report().passes);  // those done are done again
     run_in<T, u128>(job);
   } else {
     run_in<T, T>(job);
