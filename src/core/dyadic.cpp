@@ -26,23 +26,10 @@ std::vector<W> to_words(std::span<const T> values, std::size_t size) {
   return words;
 }
 
-Ring choose_ring(u128 bound, int log2n) {
-  if (below_power_of_two(bound, log2n, 63)) return Ring::u64;
-  if (below_power_of_two(bound, log2n, 127)) return Ring::u128;
-  return Ring::none;
-}
-
-/// Bound on |Σₓ f(x)·g(x ⊕ τ)|: min(‖f‖₁·max|g|, ‖g‖₁·max|f|).
+/// convolution_bound of two operands held in memory.
 template <class T>
 u128 convolution_bound(std::span<const T> f, std::span<const T> g) {
-  return std::min(saturating_mul(l1_norm(f), max_magnitude(g)), saturating_mul(l1_norm(g), max_magnitude(f)));
-}
-
-void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n) {
-  throw Error(ErrorCode::overflow,
-              std::string(op) + " of " + std::string(type) + " data may overflow: its values are bounded only by " +
-                  (bound == ~u128{0} ? std::string("2^128 or more") : to_string(bound)) + " and computing them exactly at 2^" + std::to_string(log2n) +
-                  " points would need more than 128 bits; scale the inputs down or use a floating-point dtype");
+  return convolution_bound(l1_norm(f), max_magnitude(f), l1_norm(g), max_magnitude(g));
 }
 
 /// Divides the ring values N·C by N and writes C to `out` if every value fits T;

@@ -76,4 +76,17 @@ u128 l1_norm(std::span<const std::int64_t> values) noexcept {
   return s;
 }
 
+Ring choose_ring(u128 bound, int log2n) {
+  if (below_power_of_two(bound, log2n, 63)) return Ring::u64;
+  if (below_power_of_two(bound, log2n, 127)) return Ring::u128;
+  return Ring::none;
+}
+
+[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n) {
+  throw Error(ErrorCode::overflow,
+              std::string(op) + " of " + std::string(type) + " data may overflow: its values are bounded only by " +
+                  (bound == ~u128{0} ? std::string("2^128 or more") : to_string(bound)) + " and computing them exactly at 2^" + std::to_string(log2n) +
+                  " points would need more than 128 bits; scale the inputs down or use a floating-point dtype");
+}
+
 }  // namespace fastconv::detail

@@ -1,6 +1,7 @@
 // src/core/exact.hpp — bounds and checks behind exact integer results.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -77,23 +78,6 @@ constexpr bool fits(i128 v) noexcept {
   return v >= std::numeric_limits<I>::min() && v <= std::numeric_limits<I>::max();
 }
 
-/// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
-enum class Ring { u64, u128, none };
-Ring choose_ring(u128 bound, int log2n);
-
-/// The overflow Error of an exact dyadic operation `op` whose result, bounded only by `bound`,
-/// needs more than 128 bits at 2^log2n points.
-[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n);
-
-/// log2 of the exact divisor `normalization` applies to an integer WHT of 2^log2n points
-/// (0, log2n, or log2n / 2 for orthonormal, which needs log2n even).
-int divisor_log2(int log2n, Normalization normalization);
-/// The factor `normalization` applies to a floating-point WHT of 2^log2n points.
-double scale_of(int log2n, Normalization normalization);
-/// The Error of an integer WHT output `where` = `value` that `normalization` cannot divide exactly.
-[[noreturn]] void throw_not_divisible(Normalization normalization, std::string_view type, const std::string& where,
-                                      i128 value, i128 divisor);
-
 /// "int32", "int64", ...
 template <class T>
 std::string_view type_name() noexcept {
@@ -108,5 +92,32 @@ template <class I>
                                        to_string(value) + " is outside the " + type + " range; use " +
                                        (std::is_same_v<I, std::int32_t> ? "int64 or " : "") + "a floating-point dtype");
 }
+
+/// v / 2^shift as I, the value of an integer WHT normalised by 2^-shift: an invalid_argument
+/// Error unless 2^shift divides v, an overflow Error unless the quotient fits I. `where()`
+/// names the output ("element 5 of row 2"); built only for the message.
+template <class I, class Where>
+I checked_wht_quotient(i128 v, int shift, Normalization normalization, const Where& where) {
+  const i128 divisor = i128{1} << shift;
+  if (v % divisor != 0)
+    throw Error(ErrorCode::invalid_argument,
+                "WHT with " + std::string(fastconv::to_string(normalization)) + " normalisation of " +
+                    std::string(type_name<I>()) + " data is not exact: output " + where() + " = " + to_string(v) +
+                    " is not divisible by " + to_string(divisor) + "; use a floating-point dtype");
+  if (!fits<I>(v / divisor)) throw_overflow<I>("WHT", where(), v / divisor);
+  return static_cast<I>(v / divisor);
+}
+
+/// The ring that holds N·C exactly, given |C| ≤ bound: uint64 or uint128 (or none).
+enum class Ring { u64, u128, none };
+Ring choose_ring(u128 bound, int log2n);
+
+/// Bound on |Σₓ f(x)·g(x ⊕ τ)| from the operands' ‖·‖₁ and max |·|: min(‖f‖₁·max|g|, ‖g‖₁·max|f|).
+inline u128 convolution_bound(u128 l1_f, std::uint64_t max_f, u128 l1_g, std::uint64_t max_g) noexcept {
+  return std::min(saturating_mul(l1_f, max_g), saturating_mul(l1_g, max_f));
+}
+
+/// The overflow Error of a dyadic operation `op` whose exact result would need more than 128 bits.
+[[noreturn]] void throw_too_wide(std::string_view op, std::string_view type, u128 bound, int log2n);
 
 }  // namespace fastconv::detail

@@ -5,6 +5,7 @@
 
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
+#include "core/normalization.hpp"
 #include "core/wht16.hpp"
 
 namespace fastconv {
@@ -49,42 +50,7 @@ int log2_exact(std::size_t length, std::string_view what) {
   return std::countr_zero(length);
 }
 
-namespace detail {
-
-/// log2 of the exact divisor the normalisation applies to an integer transform.
-int divisor_log2(int log2n, Normalization normalization) {
-  switch (normalization) {
-    case Normalization::none: return 0;
-    case Normalization::inverse: return log2n;
-    case Normalization::orthonormal: return log2n / 2;
-  }
-  return 0;
-}
-
-double scale_of(int log2n, Normalization normalization) {
-  const double n = std::ldexp(1.0, log2n);
-  switch (normalization) {
-    case Normalization::none: return 1.0;
-    case Normalization::inverse: return 1.0 / n;
-    case Normalization::orthonormal: return 1.0 / std::sqrt(n);
-  }
-  return 1.0;
-}
-
-void throw_not_divisible(Normalization normalization, std::string_view type, const std::string& where, i128 value,
-                         i128 divisor) {
-  throw Error(ErrorCode::invalid_argument, "WHT with " + std::string(to_string(normalization)) + " normalisation of " +
-                                               std::string(type) + " data is not exact: output " + where + " = " +
-                                               to_string(value) + " is not divisible by " + to_string(divisor) +
-                                               "; use a floating-point dtype");
-}
-
-}  // namespace detail
-
 namespace {
-
-using detail::divisor_log2;
-using detail::scale_of;
 
 constexpr int kMaxLog2 = 48;
 
@@ -120,7 +86,7 @@ struct WhtPlan<T>::Impl {
     if constexpr (std::is_integral_v<T>) {
       run_exact(data, rows, stride);
     } else {
-      kernel->execute(data, rows, stride, scale_of(log2n, options.normalization));
+      kernel->execute(data, rows, stride, detail::normalization_scale(log2n, options.normalization));
     }
   }
 
@@ -151,17 +117,12 @@ struct WhtPlan<T>::Impl {
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < n; ++i) buffer[r * n + i] = static_cast<W>(static_cast<detail::i128>(data[r * stride + i]));
     wide->execute(buffer.data(), rows, n, 1.0);
-    const int shift = divisor_log2(log2n, options.normalization);
-    const detail::i128 divisor = detail::i128{1} << shift;
-    for (std::size_t j = 0; j < buffer.size(); ++j) {
-      const detail::i128 v = detail::signed_value(buffer[j]);
-      if (v % divisor != 0)
-        detail::throw_not_divisible(options.normalization, detail::type_name<T>(), position(j), v, divisor);
-      if (!detail::fits<T>(v / divisor)) detail::throw_overflow<T>("WHT", position(j), v / divisor);
-    }
+    const int shift = detail::normalization_shift(log2n, options.normalization);
+    for (std::size_t j = 0; j < buffer.size(); ++j)  // every value checked before any is written back
+      buffer[j] = static_cast<W>(detail::checked_wht_quotient<T>(detail::signed_value(buffer[j]), shift,
+                                                                 options.normalization, [&] { return position(j); }));
     for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t i = 0; i < n; ++i)
-        data[r * stride + i] = static_cast<T>(detail::signed_value(buffer[r * n + i]) / divisor);
+      for (std::size_t i = 0; i < n; ++i) data[r * stride + i] = static_cast<T>(buffer[r * n + i]);
   }
 
   bool uses_wide64() const { return std::is_same_v<T, std::int32_t> && log2n <= 31; }
@@ -184,12 +145,7 @@ WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
   } else if constexpr (std::is_floating_point_v<T>) {
     impl_->kernel = b.make_wht(log2n, detail::word_of<T>, options.order);
   } else {
-    if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
-      throw Error(ErrorCode::unsupported,
-                  "orthonormal normalisation of an " + std::string(detail::type_name<T>()) + " WHT of 2^" +
-                      std::to_string(log2n) + " points cannot be exact (1/sqrt(" +
-                      std::to_string(std::size_t{1} << log2n) +
-                      ") is irrational); use a floating-point dtype");
+    detail::require_exact_normalization<T>(log2n, options.normalization);
     impl_->kernel = b.make_wht(log2n, detail::word_of<detail::ring_of<T>>, options.order);
     impl_->wide = b.make_wht(log2n, impl_->uses_wide64() ? detail::Word::u64 : detail::Word::u128,
                              options.order);
@@ -224,7 +180,7 @@ void WhtPlan<T>::execute_device(T* device_data, std::size_t rows, std::size_t ro
 {
   detail::require_device_backend(impl_->backend.name(), "a WHT");
   check_batch(std::numeric_limits<std::size_t>::max(), rows, row_stride, size());
-  if (rows > 0) impl_->kernel->execute_device(device_data, rows, row_stride, scale_of(log2n(), impl_->options.normalization), stream);
+  if (rows > 0) impl_->kernel->execute_device(device_data, rows, row_stride, detail::normalization_scale(log2n(), impl_->options.normalization), stream);
 }
 
 template <TransformElement T>

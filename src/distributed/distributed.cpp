@@ -14,6 +14,7 @@
 
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
+#include "core/normalization.hpp"
 #include "distributed/comm.hpp"
 #include "distributed/cross_ranks.hpp"
 
@@ -195,11 +196,11 @@ struct WhtPlan<T>::Impl {
       run_exact(data);
     } else if constexpr (half) {
       std::vector<float> words(data.begin(), data.end());
-      transform(words.data(), *kernel, fastconv::detail::scale_of(geometry.log2n, options.normalization));
+      transform(words.data(), *kernel, fastconv::detail::normalization_scale(geometry.log2n, options.normalization));
       detail::put_in_order(words.data(), geometry, options.order);
       for (std::size_t i = 0; i < data.size(); ++i) data[i] = T(words[i]);
     } else {
-      transform(data.data(), *kernel, fastconv::detail::scale_of(geometry.log2n, options.normalization));
+      transform(data.data(), *kernel, fastconv::detail::normalization_scale(geometry.log2n, options.normalization));
       detail::put_in_order(data.data(), geometry, options.order);
     }
   }
@@ -226,17 +227,13 @@ struct WhtPlan<T>::Impl {
     namespace core = fastconv::detail;
     auto words = detail::ring_words<W>(std::span<const T>(data));
     transform(words.data(), *wide, 1.0);
-    const int shift = core::divisor_log2(geometry.log2n, options.normalization);
-    const i128 divisor = i128{1} << shift;
-    detail::collectively(geometry.ranks.comm, [&] {
-      for (std::size_t j = 0; j < words.size(); ++j) {
-        const i128 v = core::signed_value(words[j]);
-        if (v % divisor != 0)
-          core::throw_not_divisible(options.normalization, core::type_name<T>(), detail::element(geometry, j), v, divisor);
-        if (!core::fits<T>(v / divisor)) core::throw_overflow<T>("WHT", detail::element(geometry, j), v / divisor);
-      }
+    const int shift = core::normalization_shift(geometry.log2n, options.normalization);
+    detail::collectively(geometry.ranks.comm, [&] {  // every value checked before any is written back
+      for (std::size_t j = 0; j < words.size(); ++j)
+        words[j] = static_cast<W>(core::checked_wht_quotient<T>(core::signed_value(words[j]), shift, options.normalization,
+                                                                [&] { return detail::element(geometry, j); }));
     });
-    for (std::size_t j = 0; j < words.size(); ++j) data[j] = static_cast<T>(core::signed_value(words[j]) / divisor);
+    for (std::size_t j = 0; j < words.size(); ++j) data[j] = static_cast<T>(core::signed_value(words[j]));
   }
 };
 
@@ -260,10 +257,7 @@ WhtPlan<T>::WhtPlan(int log2n, MPI_Comm comm, WhtOptions options, Options distri
     const auto& b = impl_->backend.impl();
     impl_->kernel = b.make_wht(local_log2, core::word_of<Word>, local_order);
     if constexpr (std::is_integral_v<T>) {
-      if (options.normalization == Normalization::orthonormal && log2n % 2 != 0)
-        throw Error(ErrorCode::unsupported, "orthonormal normalisation of an " + std::string(core::type_name<T>()) +
-                                                " WHT of 2^" + std::to_string(log2n) +
-                                                " points cannot be exact; use a floating-point dtype");
+      core::require_exact_normalization<T>(log2n, options.normalization);
       impl_->wide = b.make_wht(local_log2, impl_->uses_wide64() ? core::Word::u64 : core::Word::u128, local_order);
     }
   });
@@ -395,7 +389,7 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
     const u128 l1_g = g != nullptr ? global_sum(core::l1_norm(other), comm, ranks.size) : l1_f;
     const std::uint64_t max_f = global_max(core::max_magnitude(f), comm);
     const std::uint64_t max_g = g != nullptr ? global_max(core::max_magnitude(other), comm) : max_f;
-    const u128 bound = std::min(core::saturating_mul(l1_f, max_g), core::saturating_mul(l1_g, max_f));
+    const u128 bound = core::convolution_bound(l1_f, max_f, l1_g, max_g);
     const auto exact = [&]<class W>() {
       auto x = ring_words<W>(f);
       auto h = g != nullptr ? ring_words<W>(other) : std::vector<W>{};

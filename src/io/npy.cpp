@@ -7,6 +7,7 @@
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
 #include "core/files.hpp"
+#include "core/finite.hpp"
 
 namespace fastconv::io {
 namespace {
@@ -361,13 +362,7 @@ std::string array_file_prefix(const std::filesystem::path& path, DType dtype, co
 
 template <TransformElement T>
 void reject_non_finite(std::span<const T> values, std::uint64_t first, std::string_view source) {
-  if constexpr (!std::is_integral_v<T>) {
-    for (std::size_t i = 0; i < values.size(); ++i)
-      if (!std::isfinite(static_cast<double>(values[i])))
-        detail::fail(ErrorCode::invalid_argument, source,
-                     "element " + std::to_string(first + i) + ": non-finite value '" + detail::format_value(values[i]) +
-                         "': NaN and infinities are not accepted");
-  }
+  fastconv::detail::reject_non_finite(values, first, source);
 }
 template void reject_non_finite(std::span<const float>, std::uint64_t, std::string_view);
 template void reject_non_finite(std::span<const double>, std::uint64_t, std::string_view);

@@ -12,6 +12,7 @@ struct DyadicArgs {
   std::string first, second, output = "-";
   ComputeOptions compute;
   DistributedArgs distributed;
+  OutOfCoreArgs out_of_core;  ///< conv and autocorr only
 };
 
 /// NumPy's promotion of two element types: the wider integer, the wider float, and float64
@@ -43,9 +44,14 @@ io::Array map_rows(const io::Array& x, PerRow&& per_row) {
 }
 
 int run_dyadic(const DyadicArgs& args) {
+  if (args.distributed.enabled && args.out_of_core.enabled)
+    usage_error("--distributed and --out-of-core are alternatives: give one");
   if (args.distributed.enabled)
     return run_dyadic_distributed(args.distributed, args.first, args.op == Op::conv ? &args.second : nullptr,
                                   args.output, args.compute);
+  if (args.out_of_core.enabled)
+    return run_dyadic_out_of_core(args.first, args.op == Op::conv ? &args.second : nullptr, args.output, args.compute,
+                                  args.out_of_core);
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
@@ -100,6 +106,7 @@ void add_dyadic_command(CLI::App& app, Action& action) {
   c->add_option("G", conv->second, "Second operand (file, or -)")->required();
   add_common(c, conv);
   add_distributed_options(*c, conv->distributed);
+  add_out_of_core_options(*c, conv->out_of_core);
   c->footer("Example: fastconv dyadic conv f.txt g.txt   (f = 1 0 1 1, g = 0 1 0 1 -> 1 2 1 2)");
   c->callback([conv, &action] { action = [conv] { return run_dyadic(*conv); }; });
 
@@ -110,6 +117,7 @@ void add_dyadic_command(CLI::App& app, Action& action) {
   auto_->first = "-";
   add_common(a, auto_);
   add_distributed_options(*a, auto_->distributed);
+  add_out_of_core_options(*a, auto_->out_of_core);
   a->callback([auto_, &action] { action = [auto_] { return run_dyadic(*auto_); }; });
 
   auto de = std::make_shared<DyadicArgs>();

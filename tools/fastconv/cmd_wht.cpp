@@ -12,6 +12,7 @@ struct WhtArgs {
   bool inverse = false;
   ComputeOptions compute;
   DistributedArgs distributed;
+  OutOfCoreArgs out_of_core;
 };
 
 WhtOptions parse_options(const WhtArgs& args) {
@@ -33,7 +34,10 @@ WhtOptions parse_options(const WhtArgs& args) {
 
 int run_wht(const WhtArgs& args) {
   const WhtOptions options = parse_options(args);
+  if (args.distributed.enabled && args.out_of_core.enabled)
+    usage_error("--distributed and --out-of-core are alternatives: give one");
   if (args.distributed.enabled) return run_wht_distributed(args.distributed, args.input, args.output, options, args.compute);
+  if (args.out_of_core.enabled) return run_wht_out_of_core(args.input, args.output, options, args.compute, args.out_of_core);
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   io::Array array = read_input(args.input, wanted);
@@ -69,6 +73,7 @@ void add_wht_command(CLI::App& app, Action& action) {
   cmd->add_flag("--inverse", args->inverse, "Inverse transform (same as --normalize inverse)");
   args->compute.add_to(*cmd);
   add_distributed_options(*cmd, args->distributed);
+  add_out_of_core_options(*cmd, args->out_of_core);
   cmd->callback([args, &action] { action = [args] { return run_wht(*args); }; });
 }
 

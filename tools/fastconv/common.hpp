@@ -88,6 +88,20 @@ decltype(auto) with_transform_type(DType dtype, Body&& body) {
   }
 }
 
+/// --out-of-core, --memory and --quiet (out_of_core_cli.cpp).
+struct OutOfCoreArgs {
+  bool enabled = false;
+  std::string memory;  ///< empty: decided from the available memory
+  bool quiet = false;
+};
+void add_out_of_core_options(CLI::App& command, OutOfCoreArgs& args);
+/// `fastconv wht --out-of-core INPUT OUTPUT`.
+int run_wht_out_of_core(const std::string& input, const std::string& output, WhtOptions options,
+                        const ComputeOptions& compute, const OutOfCoreArgs& args);
+/// `fastconv dyadic conv --out-of-core F G OUTPUT` (`second` null: autocorr F OUTPUT).
+int run_dyadic_out_of_core(const std::string& first, const std::string* second, const std::string& output,
+                           const ComputeOptions& compute, const OutOfCoreArgs& args);
+
 /// A CLI11 check that an option's value is a whole number no smaller than `min`.
 CLI::Validator whole_number_at_least(long long min);
 
