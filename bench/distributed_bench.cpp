@@ -1,7 +1,7 @@
 // The distributed WHT and convolution timed under mpirun, beside the single-process transform.
 //
 //   mpirun -np P fastconv_distributed_bench [--log2n A-B] [--weak LOG2M] [--repeats R] [--threads T]
-//                                           [--chunk WORDS]
+//                                           [--chunk WORDS] [--convolve no]
 //
 // For each size: the median over R runs of the distributed WHT with each exchange (and of a
 // dyadic convolution), measured on rank 0 between barriers, and the time spent communicating
@@ -42,6 +42,7 @@ double median_ms(int repeats, const std::function<void()>& run) {
 struct Args {
   int from = 24, to = 24, weak = -1, repeats = 5, threads = 0;
   std::size_t chunk = std::size_t{1} << 21;
+  bool convolve = true;
 };
 
 Args parse(int argc, char** argv) {
@@ -56,6 +57,8 @@ Args parse(int argc, char** argv) {
       a.weak = std::stoi(value);
     } else if (key == "--repeats") {
       a.repeats = std::stoi(value);
+    } else if (key == "--convolve") {
+      a.convolve = value != "no";
     } else if (key == "--chunk") {
       a.chunk = std::stoull(value);
     } else if (key == "--threads") {
@@ -98,9 +101,17 @@ int main(int argc, char** argv) {
       options.chunk_words = args.chunk;
       const distributed::WhtPlan<float> plan(n, MPI_COMM_WORLD, {}, options);
       report("wht " + std::string(to_string(exchange)), median_ms(args.repeats, [&] { plan.execute(std::span(x)); }));
+      if (!args.convolve) continue;
       report("convolve " + std::string(to_string(exchange)), median_ms(args.repeats, [&] {
                distributed::convolve(std::span<const float>(x), std::span<const float>(g), std::span(out),
                                      MPI_COMM_WORLD, options);
+             }));
+    }
+    if (p > 0 && n >= 2 * p) {
+      std::vector<float> rows(local);
+      const int per = static_cast<int>(local / static_cast<std::size_t>(ranks) * 4);
+      report("alltoall of the block", median_ms(args.repeats, [&] {
+               MPI_Alltoall(x.data(), per, MPI_BYTE, rows.data(), per, MPI_BYTE, MPI_COMM_WORLD);
              }));
     }
     if (p > 0) {  // the exchanges alone: what crossing the rank bits costs
