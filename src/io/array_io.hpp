@@ -119,11 +119,6 @@ ArrayFileLayout read_array_layout(const std::filesystem::path& path, std::option
 /// bfloat16 in .npy, is an invalid_argument Error naming `path`.
 std::string array_file_prefix(const std::filesystem::path& path, DType dtype, const std::vector<std::uint64_t>& shape);
 
-/// Throws invalid_argument naming the first NaN or infinity in `values`, which are elements
-/// `first`, `first` + 1, ... of `source` (integers pass).
-template <TransformElement T>
-void reject_non_finite(std::span<const T> values, std::uint64_t first, std::string_view source);
-
 /// Converts `array` to `to`. Integer -> float is always allowed (int64 values beyond 2^53
 /// round), as is rounding to a narrower float as long as no finite value becomes infinite
 /// (to float16 and bfloat16: rounded once, to nearest even); float -> integer requires every

@@ -7,7 +7,6 @@
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
 #include "core/files.hpp"
-#include "core/finite.hpp"
 
 namespace fastconv::io {
 namespace {
@@ -359,17 +358,6 @@ std::string array_file_prefix(const std::filesystem::path& path, DType dtype, co
   }
   detail::fail(ErrorCode::invalid_argument, path.string(), "a text file cannot be written in pieces: write .npy or raw (.bin)");
 }
-
-template <TransformElement T>
-void reject_non_finite(std::span<const T> values, std::uint64_t first, std::string_view source) {
-  fastconv::detail::reject_non_finite(values, first, source);
-}
-template void reject_non_finite(std::span<const float>, std::uint64_t, std::string_view);
-template void reject_non_finite(std::span<const double>, std::uint64_t, std::string_view);
-template void reject_non_finite(std::span<const std::int32_t>, std::uint64_t, std::string_view);
-template void reject_non_finite(std::span<const std::int64_t>, std::uint64_t, std::string_view);
-template void reject_non_finite(std::span<const float16>, std::uint64_t, std::string_view);
-template void reject_non_finite(std::span<const bfloat16>, std::uint64_t, std::string_view);
 
 Array read_npy(const std::filesystem::path& path) { return read_checked(path, 2).second; }
 

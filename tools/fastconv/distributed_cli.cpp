@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/files.hpp"
+#include "core/finite.hpp"
 #include "distributed/comm.hpp"
 #include "fastconv/distributed.hpp"
 #include "io/detail.hpp"
@@ -129,7 +130,7 @@ io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout,
   });
   collectively(MPI_COMM_WORLD, [&] {
     with_transform_type(layout.dtype, [&]<class T>() {
-      io::reject_non_finite(std::span<const T>(block.values<T>()), first, path);
+      fastconv::detail::reject_non_finite(std::span<const T>(block.values<T>()), first, path);
     });
     if (dtype != layout.dtype) block = to_dtype(block, dtype, path);
   });
