@@ -859,17 +859,20 @@ TEST_F(CliDistributed, ResultsEqualTheSingleProcessOnes) {
   write_npy("x.npy", x);
   write_npy("g.npy", g);
   write_npy("d.npy", d);
-  const std::vector<std::pair<std::string, std::string>> commands = {
-      {"wht --order sequency x.npy", "int64 WHT"},
-      {"wht --order paley --normalize orthonormal d.npy", "float64 WHT"},
-      {"wht --dtype int32 --exchange alltoall x.npy", "int32 WHT, all-to-all"},
-      {"dyadic conv x.npy g.npy", "convolution with a shorter G"},
-      {"dyadic autocorr --exchange pairwise x.npy", "autocorrelation"}};
-  for (const auto& [command, what] : commands) {
+  struct Command {
+    std::string command, distributed_options, what;
+  };
+  const std::vector<Command> commands = {
+      {"wht --order sequency x.npy", "", "int64 WHT"},
+      {"wht --order paley --normalize orthonormal d.npy", "", "float64 WHT"},
+      {"wht --dtype int32 x.npy", "--exchange alltoall", "int32 WHT, all-to-all"},
+      {"dyadic conv x.npy g.npy", "", "convolution with a shorter G"},
+      {"dyadic autocorr x.npy", "--exchange pairwise", "autocorrelation"}};
+  for (const auto& [command, distributed_options, what] : commands) {
     ASSERT_EQ(run(command + " expected.npy").code, 0) << what;
     const auto expected = fastconv::io::read_npy(path("expected.npy"));
     for (const int ranks : {1, 2, 4}) {
-      const Result r = mpirun(ranks, command + " --distributed got.npy");
+      const Result r = mpirun(ranks, command + " --distributed " + distributed_options + " got.npy");
       ASSERT_EQ(r.code, 0) << what << " on " << ranks << " ranks: " << r.err;
       const auto got = fastconv::io::read_npy(path("got.npy"));
       ASSERT_EQ(got.dtype(), expected.dtype()) << what;
@@ -905,5 +908,6 @@ TEST_F(CliDistributed, ErrorsComeOnceAndLeaveNoFile) {
   check(2, "dyadic conv --distributed x.npy big.npy out.npy", "give --dtype");
   check(2, "wht --distributed --exchange sideways x.npy out.npy", "unknown exchange 'sideways'");
   check(1, "wht --distributed - out.npy", "not standard input");
+  check(1, "wht --exchange pairwise x.npy out.npy", "--exchange requires --distributed");
 }
 #endif

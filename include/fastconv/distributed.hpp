@@ -10,12 +10,14 @@
 //             sent, 2·(P−1) messages), needing n ≥ 2p and a second block of memory.
 // Exchange::auto_ picks by a latency/bandwidth cost model (Options). Inside a dyadic
 // convolution the alltoall exchange leaves both spectra in the transposed layout, multiplies
-// them there and transposes back only once (two alltoalls in all, not four).
+// them there and transposes back only the product (three all-to-alls in all, not six).
 //
 // Results equal the single-process ones: bit for bit for integers (exact, with overflow
 // reported as an `overflow` Error on every rank), to rounding for floats. Every function here
 // is collective: all ranks of `comm` call it with blocks of the same size, and an Error on any
-// rank (a bad size, an overflow) is thrown on all of them, with the lowest failing rank's message.
+// rank (a bad size, an overflow, ranks that disagree on the size or options) is thrown on all
+// of them, with the lowest failing rank's message. The library's own messages use tag 0x5FC0 on
+// `comm`: give it a duplicate (MPI_Comm_dup) if other receives there may match any tag.
 #pragma once
 
 #include <mpi.h>
@@ -47,10 +49,6 @@ struct Options {
   /// The backend of the local transforms: the cpu backend (0 = OpenMP's default threads).
   int threads = 0;
 };
-
-/// The exchange `options` gives an array of 2^log2n elements of `word_bytes` bytes over
-/// 2^log2p ranks, for `rounds` crossings of the rank bits (1 for a WHT, 2 for a convolution).
-Exchange choose_exchange(int log2n, int log2p, std::size_t word_bytes, int rounds, const Options& options);
 
 /// A WHT of 2^log2n points over the ranks of `comm` (plan once, execute many).
 template <TransformElement T>

@@ -1,6 +1,8 @@
 #include "distributed/comm.hpp"
 
 #include <bit>
+#include <new>
+#include <vector>
 #include <string>
 
 #include "fastconv/error.hpp"
@@ -18,6 +20,18 @@ Ranks ranks_of(MPI_Comm comm, std::string_view what) {
                                                  "number of ranks (run with -np 1, 2, 4, 8, ...)");
   r.log2p = std::countr_zero(static_cast<unsigned>(r.size));
   return r;
+}
+
+void require_agreement(MPI_Comm comm, std::string_view what, std::initializer_list<long long> values) {
+  std::vector<long long> low(values), high(values);
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, low.data(), static_cast<int>(low.size()), MPI_LONG_LONG, MPI_MIN, comm),
+            "MPI_Allreduce");
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, high.data(), static_cast<int>(high.size()), MPI_LONG_LONG, MPI_MAX, comm),
+            "MPI_Allreduce");
+  if (low != high)
+    throw Error(ErrorCode::invalid_argument,
+                std::string(what) + ": the ranks were given different sizes or options; every rank must make "
+                                    "the same call");
 }
 
 void check_mpi(int code, std::string_view call) {
@@ -39,6 +53,12 @@ void collectively(MPI_Comm comm, const std::function<void()>& step) {
   } catch (const Error& e) {
     code = static_cast<int>(e.code());
     message = e.what();
+  } catch (const std::bad_alloc&) {
+    code = static_cast<int>(ErrorCode::device);
+    message = "out of memory";
+  } catch (const std::exception& e) {
+    code = static_cast<int>(ErrorCode::device);
+    message = std::string("internal error: ") + e.what();
   }
   const int mine = code >= 0 ? rank : size;
   int first = size;
@@ -65,20 +85,13 @@ Bytes::Bytes(std::size_t bytes) {
   if (bytes % kUnit != 0)
     throw Error(ErrorCode::invalid_argument, "a message of " + std::to_string(bytes) + " bytes is not a whole number of MiB");
   check_mpi(MPI_Type_contiguous(static_cast<int>(kUnit), MPI_BYTE, &type_), "MPI_Type_contiguous");
-  check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
   owned_ = true;
+  check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
   count_ = static_cast<int>(bytes / kUnit);
 }
 
 Bytes::~Bytes() {
   if (owned_) MPI_Type_free(&type_);
-}
-
-void exchange_bytes(const void* send, void* receive, std::size_t bytes, int partner, MPI_Comm comm) {
-  const Bytes b(bytes);
-  check_mpi(MPI_Sendrecv(send, b.count(), b.type(), partner, 0, receive, b.count(), b.type(), partner, 0, comm,
-                         MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
 }
 
 void alltoall_bytes(const void* send, void* receive, std::size_t bytes, MPI_Comm comm) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string_view>
 
 namespace fastconv::distributed::detail {
@@ -22,10 +23,18 @@ struct Ranks {
 /// (thrown on every rank, since every rank sees the same size).
 Ranks ranks_of(MPI_Comm comm, std::string_view what);
 
-/// Runs `step` on every rank; if it throws a fastconv::Error on any rank, every rank throws
+/// Runs `step` on every rank; if it throws on any rank (a fastconv::Error, or running out of
+/// memory: a device Error "out of memory"), every rank throws
 /// the Error of the lowest rank that failed (its code and message), so that no rank is left
 /// waiting in a collective call the others have abandoned. Collective.
 void collectively(MPI_Comm comm, const std::function<void()>& step);
+
+/// The tag of the library's point-to-point messages.
+inline constexpr int kTag = 0x5FC0;
+
+/// Throws an invalid_argument Error on every rank unless every rank passed the same `values`
+/// (sizes, options: what must agree for the ranks to take the same collective steps).
+void require_agreement(MPI_Comm comm, std::string_view what, std::initializer_list<long long> values);
 
 /// Throws a device Error naming the MPI call and its error string unless `code` is MPI_SUCCESS.
 void check_mpi(int code, std::string_view call);
@@ -48,8 +57,6 @@ class Bytes {
   bool owned_ = false;
 };
 
-/// MPI_Sendrecv of `bytes` to and from `partner`.
-void exchange_bytes(const void* send, void* receive, std::size_t bytes, int partner, MPI_Comm comm);
 /// MPI_Alltoall with `bytes` per rank pair.
 void alltoall_bytes(const void* send, void* receive, std::size_t bytes, MPI_Comm comm);
 

@@ -42,8 +42,9 @@ void pairwise_rounds(W* data, std::size_t words, const Ranks& r, std::size_t chu
     std::array<std::array<MPI_Request, 2>, 2> requests{};
     const auto post = [&](std::size_t c) {
       auto& req = requests[c % 2];
-      check_mpi(MPI_Irecv(buffers.data() + (c % 2) * chunk, bytes, MPI_BYTE, partner, 0, r.comm, &req[0]), "MPI_Irecv");
-      check_mpi(MPI_Isend(data + c * chunk, bytes, MPI_BYTE, partner, 0, r.comm, &req[1]), "MPI_Isend");
+      check_mpi(MPI_Irecv(buffers.data() + (c % 2) * chunk, bytes, MPI_BYTE, partner, kTag, r.comm, &req[0]),
+                "MPI_Irecv");
+      check_mpi(MPI_Isend(data + c * chunk, bytes, MPI_BYTE, partner, kTag, r.comm, &req[1]), "MPI_Isend");
     };
     post(0);
     for (std::size_t c = 0; c < chunks; ++c) {
@@ -87,6 +88,8 @@ std::size_t low_bits_from(std::size_t q, int log2p, std::size_t above, Order ord
 
 /// The natural (Hadamard) index of output k of an ordered transform of 2^n points.
 std::size_t natural_index(std::size_t k, int n, Order order) noexcept;
+/// The inverse: the output index in `order` of natural-order coefficient s.
+std::size_t ordered_index(std::size_t s, int n, Order order) noexcept;
 
 /// Permutes a distributed natural-order transform into `order` with one all-to-all: each
 /// rank sends rank d, in d's order, the M/P values d's outputs take from it. Needs n ≥ 2p
@@ -109,7 +112,7 @@ void reorder(T* data, T* buffer, std::size_t words, int log2n, const Ranks& r, O
   std::memcpy(data, buffer, words * sizeof(T));
 }
 
-/// The same for arrays too small for that (n < 2p, N < P²: at most a few MiB): every rank
+/// The same for arrays too small for that (n < 2p, N < P²): every rank
 /// gathers the whole natural-order result and picks its outputs.
 template <class T>
 void reorder_gathered(T* data, std::size_t words, int log2n, const Ranks& r, Order order) {

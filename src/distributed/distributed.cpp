@@ -7,6 +7,8 @@
 // is harmless) or a 64/128-bit ring computes it, checked before anything is stored.
 #include "fastconv/distributed.hpp"
 
+#include <omp.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -92,11 +94,18 @@ int global_log2(std::size_t local, const Ranks& r, std::string_view what) {
   if (local == 0 || !std::has_single_bit(global))
     throw Error(ErrorCode::invalid_argument, std::string(what) + ": " + std::to_string(r.size) + " blocks of " +
                                                  std::to_string(local) + " elements: the length must be a power of two, 2^n ≥ P");
+  if (std::countr_zero(global) > 48)
+    throw Error(ErrorCode::invalid_argument, std::string(what) + ": 2^" + std::to_string(std::countr_zero(global)) +
+                                                 " points is beyond the 2^48 a transform takes");
   return std::countr_zero(global);
 }
 
+/// The layout of the operation, checked to be the same on every rank (collective).
 Geometry geometry_of(const Ranks& r, int log2n, std::size_t word_bytes, Operation op, const Options& o) {
-  return {r, log2n, std::size_t{1} << (log2n - r.log2p), choose_exchange(log2n, r, word_bytes, op, o), o.threads,
+  const Exchange exchange = choose_exchange(log2n, r, word_bytes, op, o);
+  require_agreement(r.comm, "distributed transform",
+                    {log2n, static_cast<long long>(exchange), static_cast<long long>(o.chunk_words)});
+  return {r, log2n, std::size_t{1} << (log2n - r.log2p), exchange, o.threads > 0 ? o.threads : omp_get_max_threads(),
           o.chunk_words};
 }
 
@@ -183,8 +192,9 @@ struct WordOf<T> {
   using type = fastconv::detail::ring_of<T>;
 };
 
-std::string element(const Geometry& g, std::size_t j) {
-  return "element " + std::to_string(static_cast<std::size_t>(g.ranks.rank) * g.local + j);
+/// "element k": local word j's place in the output of `order` (j is in the natural layout).
+std::string element(const Geometry& g, std::size_t j, Order order = Order::hadamard) {
+  return "element " + std::to_string(ordered_index(static_cast<std::size_t>(g.ranks.rank) * g.local + j, g.log2n, order));
 }
 
 }  // namespace
@@ -249,10 +259,12 @@ struct WhtPlan<T>::Impl {
     auto words = detail::ring_words<W>(std::span<const T>(data));
     transform(words.data(), *wide, 1.0);
     const int shift = core::normalization_shift(geometry.log2n, options.normalization);
+    // One rank's kernel computes the order itself; on several the words are in natural order.
+    const Order layout = geometry.ranks.log2p == 0 ? Order::hadamard : options.order;
     detail::collectively(geometry.ranks.comm, [&] {  // every value checked before any is written back
       for (std::size_t j = 0; j < words.size(); ++j)
         words[j] = static_cast<W>(core::checked_wht_quotient<T>(core::signed_value(words[j]), shift, options.normalization,
-                                                                [&] { return detail::element(geometry, j); }));
+                                                                [&] { return detail::element(geometry, j, layout); }));
     });
     for (std::size_t j = 0; j < words.size(); ++j) data[j] = static_cast<T>(core::signed_value(words[j]));
   }
@@ -265,6 +277,8 @@ WhtPlan<T>::WhtPlan(int log2n, MPI_Comm comm, WhtOptions options, Options distri
   impl_->options = options;
   impl_->backend = Backend::cpu(distributed.threads);
   const detail::Ranks ranks = detail::ranks_of(comm, "distributed WHT");
+  detail::require_agreement(comm, "distributed WHT plan",
+                            {log2n, static_cast<long long>(options.order), static_cast<long long>(options.normalization)});
   detail::collectively(comm, [&] {
     if (log2n < ranks.log2p || log2n > 48)
       throw Error(ErrorCode::invalid_argument, "distributed WHT of 2^" + std::to_string(log2n) + " points over " +
@@ -401,6 +415,7 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
     convolve_words(x, h, *b.make_wht(local_log2, core::word_of<W>, Order::hadamard), geo, scale);
   };
   if constexpr (std::is_floating_point_v<T>) {
+    geometry_of(ranks, log2n, sizeof(T), op, options);  // its errors before `out` (which may alias g) is touched
     std::vector<T> h;
     if (g != nullptr) h.assign(g->begin(), g->end());
     if (out.data() != f.data()) std::copy(f.begin(), f.end(), out.begin());

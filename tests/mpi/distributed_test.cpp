@@ -88,7 +88,9 @@ TYPED_TEST(DistributedWht, EqualsTheSingleProcessTransform) {
           options.exchange = exchange;
           options.chunk_words = 8;  // many chunks: the overlapped pipeline of the pairwise exchange
           WhtPlan<T> plan(n, MPI_COMM_WORLD, {order, norm}, options);
-          if (exchange != Exchange::auto_) EXPECT_EQ(plan.exchange(), p == 0 ? Exchange::pairwise : exchange);
+          if (exchange != Exchange::auto_) {
+            EXPECT_EQ(plan.exchange(), p == 0 ? Exchange::pairwise : exchange);
+          }
           plan.execute(std::span<T>(got));
           expect_block_equal(got, expected, what);
         }
@@ -179,6 +181,9 @@ TYPED_TEST(DistributedDyadic, ConvolutionAndAutocorrelationEqualTheSingleProcess
       auto in_place = fb;  // out aliasing f
       convolve(std::span<const T>(in_place), std::span<const T>(gb), std::span<T>(in_place), MPI_COMM_WORLD, options);
       expect_block_equal(in_place, conv, "convolve in place " + what);
+      auto into_g = gb;  // out aliasing g
+      convolve(std::span<const T>(fb), std::span<const T>(into_g), std::span<T>(into_g), MPI_COMM_WORLD, options);
+      expect_block_equal(into_g, conv, "convolve into g " + what);
     }
   }
 }
@@ -220,6 +225,53 @@ TEST(DistributedErrors, BlocksOfDifferentSizesAreAnErrorOnEveryRank) {
   }
   std::vector<float> block(8);
   EXPECT_THROW(WhtPlan<float>(20, MPI_COMM_WORLD).execute(std::span(block)), Error);
+}
+
+TEST(DistributedErrors, RanksThatDisagreeOnThePlanAreAnErrorOnEveryRank) {
+  if (size_of() == 1) GTEST_SKIP() << "needs 2 or more ranks";
+  const Order order = rank_of() == 1 ? Order::paley : Order::hadamard;
+  try {
+    WhtPlan<float> plan(12, MPI_COMM_WORLD, {order, Normalization::none});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("different sizes or options"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DistributedWhtExact, AnOverflowNamesAnOutputIndexOfItsOrder) {
+  // x = (2^30, −2^30, 0, ...): the WHT is 2^31 (outside int32) at the odd natural indices, which
+  // are outputs N/2 … in Paley and sequency order. One rank gives the single-process message;
+  // several name their first failing output, in the order asked for.
+  const int n = std::max(4, 2 * log2_ranks());
+  std::vector<std::int32_t> whole(std::size_t{1} << n, 0);
+  whole[0] = 1 << 30;
+  whole[1] = -(1 << 30);
+  for (const Order order : {Order::sequency, Order::paley}) {
+    std::string single;
+    try {
+      auto copy = whole;
+      fastconv::WhtPlan<std::int32_t>(n, {order, Normalization::none}).execute(std::span(copy));
+    } catch (const Error& e) {
+      single = e.what();
+    }
+    auto got = block_of(whole);
+    try {
+      wht(std::span(got), MPI_COMM_WORLD, {order, Normalization::none});
+      ADD_FAILURE() << "no overflow reported";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::overflow);
+      const std::string message = e.what();
+      if (size_of() == 1) {
+        EXPECT_EQ(message, single);
+      }
+      const auto at = message.find("output element ") + 15;
+      const std::size_t k = std::stoull(message.substr(at));
+      std::vector<std::int64_t> wide(whole.begin(), whole.end());  // the element named overflows, in this order
+      fastconv::WhtPlan<std::int64_t>(n, {order, Normalization::none}).execute(std::span(wide));
+      EXPECT_EQ(wide.at(k), std::int64_t{1} << 31) << message;
+    }
+  }
 }
 
 TEST(DistributedErrors, ANonPowerOfTwoNumberOfRanksIsAnError) {

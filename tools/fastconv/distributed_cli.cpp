@@ -85,6 +85,10 @@ int on_every_rank(const std::function<int(const MpiSession&)>& body) {
     if (session.rank() == 0) std::cerr << "fastconv: error: " << e.what() << std::endl;
     MPI_Barrier(MPI_COMM_WORLD);
     return e.code() == ErrorCode::device ? 1 : 2;
+  } catch (const std::exception& e) {  // on this rank alone (out of memory outside a checked step)
+    std::cerr << "fastconv: error: rank " << session.rank() << ": " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
   }
 }
 
@@ -100,23 +104,35 @@ distributed::Options options_of(const DistributedArgs& args, const ComputeOption
   return options;
 }
 
-/// A 1-D .npy or raw input, described on every rank (each reads the header itself).
+/// A 1-D .npy or raw input, described on every rank (each reads the header itself; a rank
+/// that cannot is an error on all of them).
 io::ArrayFileLayout describe(const std::string& path, const ComputeOptions& compute) {
   if (path == "-") usage_error("--distributed reads files (.npy or raw), not standard input");
-  const io::ArrayFileLayout layout = io::read_array_layout(path, compute.requested_dtype());
-  if (layout.shape.size() != 1)
-    usage_error(path + ": --distributed transforms 1-D arrays (this one has shape " +
-                std::to_string(layout.shape[0]) + "×" + std::to_string(layout.shape[1]) + ")");
-  log2_exact(layout.count(), path + ": the length");
+  io::ArrayFileLayout layout;
+  collectively(MPI_COMM_WORLD, [&] {
+    layout = io::read_array_layout(path, compute.requested_dtype());
+    if (layout.shape.size() != 1)
+      usage_error(path + ": --distributed transforms 1-D arrays (this one has shape " +
+                  std::to_string(layout.shape[0]) + "×" + std::to_string(layout.shape[1]) + ")");
+    log2_exact(layout.count(), path + ": the length");
+  });
   return layout;
+}
+
+/// MPI_File_open on every rank, its failure on any rank an error on all (so that no rank goes
+/// on to a collective read or write the others will not join).
+MPI_File open_everywhere(const std::string& path, int mode) {
+  MPI_File file = MPI_FILE_NULL;
+  const int code = MPI_File_open(MPI_COMM_WORLD, path.c_str(), mode, MPI_INFO_NULL, &file);
+  collectively(MPI_COMM_WORLD, [&] { check_mpi(code, "MPI_File_open of " + path); });
+  return file;
 }
 
 /// Elements [first, first + count) of the file's array, zero past its end, read by every rank
 /// at once (collective MPI-IO), checked and converted to `dtype`.
 io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout, std::uint64_t first,
                      std::size_t count, DType dtype) {
-  MPI_File file = MPI_FILE_NULL;
-  check_mpi(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file), "MPI_File_open");
+  MPI_File file = open_everywhere(path, MPI_MODE_RDONLY);
   const std::uint64_t total = layout.count();
   const std::size_t present = first < total ? static_cast<std::size_t>(std::min<std::uint64_t>(count, total - first)) : 0;
   io::Array block = with_transform_type(layout.dtype, [&]<class T>() {
@@ -125,7 +141,7 @@ io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout,
     const int code = MPI_File_read_at_all(file, static_cast<MPI_Offset>(layout.data_offset + first * sizeof(T)),
                                           values.data(), bytes.count(), bytes.type(), MPI_STATUS_IGNORE);
     MPI_File_close(&file);
-    check_mpi(code, "MPI_File_read_at_all");
+    collectively(MPI_COMM_WORLD, [&] { check_mpi(code, "MPI_File_read_at_all of " + path); });
     return io::make_array(std::move(values), 1, count, false);
   });
   collectively(MPI_COMM_WORLD, [&] {
@@ -137,13 +153,11 @@ io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout,
   return block;
 }
 
-/// Writes the distributed array whose block `block` starts at element `first` (of `total`)
-/// to `path` (.npy or raw): collective MPI-IO into a temporary file that rank 0 created and
-/// renames over `path` once every rank's block is in it.
-void write_blocks(const std::string& path, const io::Array& block, std::uint64_t first, std::uint64_t total,
+/// Writes the distributed array whose block `block` starts at element `first` to `path` after
+/// `prefix`: collective MPI-IO into a temporary file that rank 0 created and renames over
+/// `path` once every rank's block is in it.
+void write_blocks(const std::string& path, const std::string& prefix, const io::Array& block, std::uint64_t first,
                   const MpiSession& session) {
-  if (path == "-") usage_error("--distributed writes files (.npy or raw), not standard output");
-  const std::string prefix = io::array_file_prefix(path, block.dtype(), {total});
   std::optional<fastconv::detail::AtomicFile> file;
   std::string temporary;
   collectively(MPI_COMM_WORLD, [&] {
@@ -157,19 +171,22 @@ void write_blocks(const std::string& path, const io::Array& block, std::uint64_t
   temporary.resize(static_cast<std::size_t>(length));
   check_mpi(MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
   const std::string_view bytes = io::detail::value_bytes(block);
+  MPI_File out = open_everywhere(temporary, MPI_MODE_WRONLY);
+  const distributed::detail::Bytes count(bytes.size());
+  const auto offset = static_cast<MPI_Offset>(prefix.size() + first * (bytes.size() / block.size()));
+  const int code = MPI_File_write_at_all(out, offset, bytes.data(), count.count(), count.type(), MPI_STATUS_IGNORE);
+  const int closed = MPI_File_close(&out);
   collectively(MPI_COMM_WORLD, [&] {
-    MPI_File out = MPI_FILE_NULL;
-    check_mpi(MPI_File_open(MPI_COMM_WORLD, temporary.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &out), "MPI_File_open");
-    const distributed::detail::Bytes count(bytes.size());
-    const auto offset = static_cast<MPI_Offset>(prefix.size() + first * (bytes.size() / block.size()));
-    const int code = MPI_File_write_at_all(out, offset, bytes.data(), count.count(), count.type(), MPI_STATUS_IGNORE);
-    const int closed = MPI_File_close(&out);
-    check_mpi(code, "MPI_File_write_at_all");
-    check_mpi(closed, "MPI_File_close");
-  });
-  collectively(MPI_COMM_WORLD, [&] {
+    check_mpi(code, "MPI_File_write_at_all of " + path);
+    check_mpi(closed, "MPI_File_close of " + path);
     if (file) file->commit();
   });
+}
+
+/// The bytes ahead of the values of OUTPUT, checked before any work is done.
+std::string output_prefix(const std::string& path, DType dtype, std::uint64_t total) {
+  if (path == "-") usage_error("--distributed writes files (.npy or raw), not standard output");
+  return io::array_file_prefix(path, dtype, {total});
 }
 
 /// This rank's first element and block length for an array of `total` elements.
@@ -189,12 +206,13 @@ int run_wht_distributed(const DistributedArgs& args, const std::string& input, c
     const distributed::Options options = options_of(args, compute);
     const io::ArrayFileLayout layout = describe(input, compute);
     const DType dtype = compute.requested_dtype().value_or(layout.dtype);
+    const std::string prefix = output_prefix(output, dtype, layout.count());
     const auto [first, count] = block_range(layout.count(), session);
     io::Array block = read_block(input, layout, first, count, dtype);
     with_transform_type(dtype, [&]<class T>() {
       distributed::wht(std::span<T>(block.values<T>()), MPI_COMM_WORLD, wht_options, options);
     });
-    write_blocks(output, block, first, layout.count(), session);
+    write_blocks(output, prefix, block, first, session);
     return 0;
   });
 }
@@ -214,6 +232,7 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
                   std::string(to_string(g->dtype)) + ": give --dtype to compute both in one type");
     }
     const std::uint64_t total = g ? std::max(f.count(), g->count()) : f.count();
+    const std::string prefix = output_prefix(output, dtype, total);
     const auto [first, count] = block_range(total, session);
     io::Array x = read_block(first_path, f, first, count, dtype);
     with_type(dtype, [&]<class T>() {
@@ -226,7 +245,7 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
         distributed::autocorrelate(std::span<const T>(values), std::span<T>(values), MPI_COMM_WORLD, options);
       }
     });
-    write_blocks(output, x, first, total, session);
+    write_blocks(output, prefix, x, first, session);
     return 0;
   });
 }
@@ -234,11 +253,13 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
 #endif
 
 void add_distributed_options(CLI::App& command, DistributedArgs& args) {
-  command.add_flag("--distributed", args.enabled,
+  CLI::Option* flag = command.add_flag("--distributed", args.enabled,
                    "Transform over the ranks of an MPI job (mpirun -np P fastconv ...; P a power of two): "
                    "each rank reads, computes and writes its block of the .npy/raw files");
-  command.add_option("--exchange", args.exchange,
-                     "With --distributed, how the rank bits are crossed: auto (cost model, default), pairwise, alltoall");
+  command
+      .add_option("--exchange", args.exchange,
+                  "With --distributed, how the rank bits are crossed: auto (cost model, default), pairwise, alltoall")
+      ->needs(flag);
 }
 
 }  // namespace fastconv::cli
