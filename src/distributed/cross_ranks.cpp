@@ -2,39 +2,10 @@
 
 #include <cstdint>
 
+#include "cpu/order.hpp"
+
 namespace fastconv::distributed::detail {
-namespace {
-
-/// The 64 bits of k in reverse order, a byte at a time (the reordering calls it per element).
-std::uint64_t reverse64(std::uint64_t k) noexcept {
-  static const auto table = [] {
-    std::array<std::uint8_t, 256> t{};
-    for (unsigned b = 0; b < 256; ++b) {
-      unsigned r = 0;
-      for (int i = 0; i < 8; ++i) r |= ((b >> i) & 1U) << (7 - i);
-      t[b] = static_cast<std::uint8_t>(r);
-    }
-    return t;
-  }();
-  std::uint64_t r = 0;
-  for (int i = 0; i < 8; ++i, k >>= 8) r = (r << 8) | table[k & 0xff];
-  return r;
-}
-
-std::size_t bit_reverse(std::size_t k, int bits) noexcept {
-  return bits == 0 ? 0 : static_cast<std::size_t>(reverse64(k) >> (64 - bits));
-}
-
-}  // namespace
-
-std::size_t natural_index(std::size_t k, int n, Order order) noexcept {
-  switch (order) {
-    case Order::hadamard: return k;
-    case Order::sequency: return bit_reverse(k ^ (k >> 1), n);
-    case Order::paley: return bit_reverse(k, n);
-  }
-  return k;
-}
+using cpu::bit_reverse;
 
 std::size_t ordered_index(std::size_t s, int n, Order order) noexcept {
   if (order == Order::hadamard) return s;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/order.hpp"
 #include "distributed/comm.hpp"
 #include "fastconv/wht.hpp"
 
@@ -26,23 +27,30 @@ void combine_with_partner(W* mine, const W* theirs, std::size_t n, bool lower) {
   }
 }
 
-/// The WHT over the rank bits by p rounds of pairwise exchange, in place on this rank's
-/// `words`. Chunks go through two buffers so that chunk c + 1 is in flight while chunk c is
-/// combined; a chunk is overwritten only once its own send has completed.
+/// The words of one chunk of the pairwise exchange: `chunk_words` rounded down to a power of
+/// two, at most the block and at most 2^30 bytes (an int count).
 template <class W>
-void pairwise_rounds(W* data, std::size_t words, const Ranks& r, std::size_t chunk_words) {
-  const std::size_t most = (std::size_t{1} << 30) / sizeof(W);  // an int count of bytes
-  const std::size_t chunk = std::min({words, most, std::bit_floor(std::max<std::size_t>(chunk_words, 1))});
+std::size_t pairwise_chunk(std::size_t words, std::size_t chunk_words) {
+  const std::size_t most = (std::size_t{1} << 30) / sizeof(W);
+  return std::min({words, most, std::bit_floor(std::max<std::size_t>(chunk_words, 1))});
+}
+
+/// The WHT over the rank bits by p rounds of pairwise exchange, in place on this rank's
+/// `words`. Chunks go through the two halves of `buffers` (2·pairwise_chunk words) so that
+/// chunk c + 1 is in flight while chunk c is combined; a chunk is overwritten only once its own
+/// send has completed.
+template <class W>
+void pairwise_rounds(W* data, std::size_t words, const Ranks& r, std::size_t chunk_words, W* buffers) {
+  const std::size_t chunk = pairwise_chunk<W>(words, chunk_words);
   const std::size_t chunks = words / chunk;
   const int bytes = static_cast<int>(chunk * sizeof(W));
-  std::vector<W> buffers(2 * chunk);
   for (int k = 0; k < r.log2p; ++k) {
     const int partner = r.rank ^ (1 << k);
     const bool lower = (r.rank & (1 << k)) == 0;
     std::array<std::array<MPI_Request, 2>, 2> requests{};
     const auto post = [&](std::size_t c) {
       auto& req = requests[c % 2];
-      check_mpi(MPI_Irecv(buffers.data() + (c % 2) * chunk, bytes, MPI_BYTE, partner, kTag, r.comm, &req[0]),
+      check_mpi(MPI_Irecv(buffers + (c % 2) * chunk, bytes, MPI_BYTE, partner, kTag, r.comm, &req[0]),
                 "MPI_Irecv");
       check_mpi(MPI_Isend(data + c * chunk, bytes, MPI_BYTE, partner, kTag, r.comm, &req[1]), "MPI_Isend");
     };
@@ -50,7 +58,7 @@ void pairwise_rounds(W* data, std::size_t words, const Ranks& r, std::size_t chu
     for (std::size_t c = 0; c < chunks; ++c) {
       if (c + 1 < chunks) post(c + 1);
       check_mpi(MPI_Waitall(2, requests[c % 2].data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-      combine_with_partner(data + c * chunk, buffers.data() + (c % 2) * chunk, chunk, lower);
+      combine_with_partner(data + c * chunk, buffers + (c % 2) * chunk, chunk, lower);
     }
   }
 }
@@ -86,9 +94,7 @@ void wht_across_rows(W* rows, std::size_t row_words, int log2p, int threads) {
 /// bits are bitrev_p(q), solved bit by bit from the top.
 std::size_t low_bits_from(std::size_t q, int log2p, std::size_t above, Order order) noexcept;
 
-/// The natural (Hadamard) index of output k of an ordered transform of 2^n points.
-std::size_t natural_index(std::size_t k, int n, Order order) noexcept;
-/// The inverse: the output index in `order` of natural-order coefficient s.
+/// The output index in `order` of natural-order coefficient s (the inverse of cpu::natural_index).
 std::size_t ordered_index(std::size_t s, int n, Order order) noexcept;
 
 /// Permutes a distributed natural-order transform into `order` with one all-to-all: each
@@ -105,7 +111,7 @@ void reorder(T* data, T* buffer, std::size_t words, int log2n, const Ranks& r, O
   };
   for (std::size_t d = 0; d < static_cast<std::size_t>(r.size); ++d)
     for (std::size_t m = 0; m < per; ++m)
-      buffer[d * per + m] = data[natural_index(k_of(d, static_cast<std::size_t>(r.rank), m), log2n, order) - first];
+      buffer[d * per + m] = data[cpu::natural_index(k_of(d, static_cast<std::size_t>(r.rank), m), log2n, order) - first];
   alltoall_bytes(buffer, data, per * sizeof(T), r.comm);
   for (std::size_t q = 0; q < static_cast<std::size_t>(r.size); ++q)
     for (std::size_t m = 0; m < per; ++m) buffer[k_of(static_cast<std::size_t>(r.rank), q, m) - first] = data[q * per + m];
@@ -120,7 +126,7 @@ void reorder_gathered(T* data, std::size_t words, int log2n, const Ranks& r, Ord
   const int bytes = static_cast<int>(words * sizeof(T));
   check_mpi(MPI_Allgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, r.comm), "MPI_Allgather");
   const std::size_t first = static_cast<std::size_t>(r.rank) * words;
-  for (std::size_t j = 0; j < words; ++j) data[j] = all[natural_index(first + j, log2n, order)];
+  for (std::size_t j = 0; j < words; ++j) data[j] = all[cpu::natural_index(first + j, log2n, order)];
 }
 
 }  // namespace fastconv::distributed::detail

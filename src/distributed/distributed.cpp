@@ -130,18 +130,26 @@ class Scratch {
   std::size_t size_ = 0;
 };
 
+/// The all-to-all exchange's first half: the block transposed into `scratch` (P rows of M/P,
+/// row q from rank q) and transformed across the rows. Returns the rows.
+template <class W>
+W* transposed_across_ranks(const W* data, const Geometry& g, Scratch& scratch) {
+  W* rows = scratch.words<W>(g.local);
+  alltoall_bytes(data, rows, g.per_pair() * sizeof(W), g.ranks.comm);
+  wht_across_rows(rows, g.per_pair(), g.ranks.log2p, g.threads);
+  return rows;
+}
+
 /// The WHT over the rank bits of a natural-layout block, in place.
 template <class W>
 void cross_ranks(W* data, const Geometry& g, Scratch& scratch) {
   if (g.ranks.log2p == 0) return;
   if (g.exchange == Exchange::pairwise) {
-    pairwise_rounds(data, g.local, g.ranks, g.chunk_words);
+    W* buffers = scratch.words<W>(2 * pairwise_chunk<W>(g.local, g.chunk_words));
+    pairwise_rounds(data, g.local, g.ranks, g.chunk_words, buffers);
     return;
   }
-  W* rows = scratch.words<W>(g.local);
-  alltoall_bytes(data, rows, g.per_pair() * sizeof(W), g.ranks.comm);
-  wht_across_rows(rows, g.per_pair(), g.ranks.log2p, g.threads);
-  alltoall_bytes(rows, data, g.per_pair() * sizeof(W), g.ranks.comm);
+  alltoall_bytes(transposed_across_ranks(data, g, scratch), data, g.per_pair() * sizeof(W), g.ranks.comm);
 }
 
 /// Sequency or Paley order from the natural order, across ranks (a single rank's local kernel
@@ -212,7 +220,6 @@ struct WhtPlan<T>::Impl {
   mutable detail::Scratch scratch;    // execute() is collective: one call at a time per plan
 
   static constexpr bool half = HalfFloat<T>;
-  using Compute = std::conditional_t<half, float, T>;
 
   [[nodiscard]] bool uses_wide64() const { return std::is_same_v<T, std::int32_t> && geometry.log2n <= 31; }
 
@@ -365,14 +372,9 @@ void convolve_words(W* x, W* g, const WhtKernel& local, const Geometry& geo, dou
   const bool transposed = geo.ranks.log2p > 0 && geo.exchange == Exchange::alltoall;
   const auto spectrum = [&](W* v, Scratch& scratch) -> W* {
     local.execute(v, 1, geo.local, 1.0);
-    if (!transposed) {
-      cross_ranks(v, geo, scratch);
-      return v;
-    }
-    W* rows = scratch.words<W>(geo.local);
-    alltoall_bytes(v, rows, geo.per_pair() * sizeof(W), geo.ranks.comm);
-    wht_across_rows(rows, geo.per_pair(), geo.ranks.log2p, geo.threads);
-    return rows;
+    if (transposed) return transposed_across_ranks(v, geo, scratch);
+    cross_ranks(v, geo, scratch);
+    return v;
   };
   W* X = spectrum(x, x_rows);
   const W* G = g != nullptr ? spectrum(g, g_rows) : X;
@@ -410,16 +412,16 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
   const Backend backend = Backend::cpu(options.threads);
   const auto& b = backend.impl();
   const int local_log2 = log2n - ranks.log2p;
-  const auto run = [&]<class W>(W* x, W* h, double scale) {
-    const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);
+  const auto run = [&]<class W>(W* x, W* h, const Geometry& geo, double scale) {
     convolve_words(x, h, *b.make_wht(local_log2, core::word_of<W>, Order::hadamard), geo, scale);
   };
   if constexpr (std::is_floating_point_v<T>) {
-    geometry_of(ranks, log2n, sizeof(T), op, options);  // its errors before `out` (which may alias g) is touched
+    // The geometry (and its errors) before `out`, which may alias g, is touched.
+    const Geometry geo = geometry_of(ranks, log2n, sizeof(T), op, options);
     std::vector<T> h;
     if (g != nullptr) h.assign(g->begin(), g->end());
     if (out.data() != f.data()) std::copy(f.begin(), f.end(), out.begin());
-    run(out.data(), g != nullptr ? h.data() : static_cast<T*>(nullptr), std::ldexp(1.0, -log2n));
+    run(out.data(), g != nullptr ? h.data() : static_cast<T*>(nullptr), geo, std::ldexp(1.0, -log2n));
   } else {
     const std::span<const T> other = g != nullptr ? *g : f;
     const u128 l1_f = global_sum(core::l1_norm(f), comm, ranks.size);
@@ -428,10 +430,10 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
     const std::uint64_t max_g = g != nullptr ? global_max(core::max_magnitude(other), comm) : max_f;
     const u128 bound = core::convolution_bound(l1_f, max_f, l1_g, max_g);
     const auto exact = [&]<class W>() {
+      const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);
       auto x = ring_words<W>(f);
       auto h = g != nullptr ? ring_words<W>(other) : std::vector<W>{};
-      run(x.data(), g != nullptr ? h.data() : static_cast<W*>(nullptr), 1.0);
-      const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);
+      run(x.data(), g != nullptr ? h.data() : static_cast<W*>(nullptr), geo, 1.0);
       const std::string name(op == Operation::convolve ? "dyadic convolution" : "dyadic autocorrelation");
       collectively(comm, [&] {
         for (std::size_t j = 0; j < x.size(); ++j) {
