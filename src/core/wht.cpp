@@ -92,12 +92,12 @@ struct WhtPlan<T>::Impl {
 
   /// Integers: in place in T's own ring when the result provably fits and needs no division;
   /// otherwise through a wide ring, checked, and written back only if every value is valid.
-  void run_exact(T* data, std::size_t rows, std::size_t stride) const
-    requires std::is_integral_v<T>
-  {
+  /// (A template so that explicit instantiations for the floating-point types never instantiate it.)
+  template <std::integral U>
+  void run_exact(U* data, std::size_t rows, std::size_t stride) const {
     std::uint64_t bound = 0;
     for (std::size_t r = 0; r < rows; ++r)
-      bound = std::max(bound, detail::magnitude_bound(std::span<const T>(data + r * stride, size())));
+      bound = std::max(bound, detail::magnitude_bound(std::span<const U>(data + r * stride, size())));
     const int bits = std::numeric_limits<T>::digits;  // 31 or 63
     if (options.normalization == Normalization::none && detail::below_power_of_two(bound, log2n, bits)) {
       kernel->execute(data, rows, stride, 1.0);

@@ -1,6 +1,9 @@
 // Which instruction-set copies of the kernels this CPU runs, which one is used, and the cache
 // geometry the kernels block for.
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -22,6 +25,14 @@ const IsaKernels& isa_avx512() noexcept;
 
 namespace {
 
+#if defined(__x86_64__) || defined(__i386__)
+/// F16C, read from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports does not know it.
+bool has_f16c() noexcept {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
 struct Supported {
   std::array<const IsaKernels*, 4> isas{};
   std::size_t count = 0;
@@ -35,7 +46,7 @@ const Supported& supported() noexcept {
     __builtin_cpu_init();
     const bool sse4 = __builtin_cpu_supports("sse4.2");
     const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                      __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+                      __builtin_cpu_supports("bmi2") && has_f16c();
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     if (sse4) r.isas[r.count++] = &isa_sse4();

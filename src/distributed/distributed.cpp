@@ -243,12 +243,11 @@ struct WhtPlan<T>::Impl {
     }
   }
 
-  void run_exact(std::span<T> data) const
-    requires std::is_integral_v<T>
-  {
+  template <std::integral U>  // a template: explicit instantiations for floating types never instantiate it
+  void run_exact(std::span<U> data) const {
     using fastconv::detail::below_power_of_two;
     const std::uint64_t bound =
-        detail::global_max(fastconv::detail::magnitude_bound(std::span<const T>(data)), geometry.ranks.comm);
+        detail::global_max(fastconv::detail::magnitude_bound(std::span<const U>(data)), geometry.ranks.comm);
     if (options.normalization == Normalization::none &&
         below_power_of_two(bound, geometry.log2n, std::numeric_limits<T>::digits)) {
       transform(reinterpret_cast<fastconv::detail::ring_of<T>*>(data.data()), *kernel, 1.0);

@@ -233,7 +233,9 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
     }
     const std::uint64_t total = g ? std::max(f.count(), g->count()) : f.count();
     const std::string prefix = output_prefix(output, dtype, total);
-    const auto [first, count] = block_range(total, session);
+    const auto range = block_range(total, session);  // (no structured binding: the lambda below uses both)
+    const std::uint64_t first = range.first;
+    const std::size_t count = range.second;
     io::Array x = read_block(first_path, f, first, count, dtype);
     with_type(dtype, [&]<class T>() {
       auto& values = x.values<T>();
