@@ -13,6 +13,10 @@
 
 namespace fastconv::cli {
 
+/// Parses `argv` and runs the subcommand it names; returns the process exit code (0, 1 or 2),
+/// having printed any error to stderr. Called by main() and by the CLI's fuzz target.
+int run(int argc, char** argv);
+
 /// The action a parsed subcommand runs; returns the process exit code.
 using Action = std::function<int()>;
 
