@@ -753,7 +753,7 @@ void bind_backend(nb::module_& m) {
 /// The exception classes (see docs/python.md): Error, and one subclass per ErrorCode.
 struct Exceptions {
   PyObject* base = nullptr;
-  PyObject* by_code[5] = {};
+  PyObject* by_code[6] = {};
 };
 Exceptions exceptions;
 
@@ -786,6 +786,9 @@ void bind_errors(nb::module_& m) {
                     with(PyExc_ValueError).ptr(), "overflow");
   exceptions.by_code[code(ErrorCode::device)] = new_exception(
       m, "DeviceError", "A backend or device failed or is missing.", with(PyExc_RuntimeError).ptr(), "device");
+  exceptions.by_code[code(ErrorCode::out_of_memory)] =
+      new_exception(m, "OutOfMemoryError", "The work needs more memory than is available; refused before allocating.",
+                    with(PyExc_MemoryError).ptr(), "out_of_memory");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

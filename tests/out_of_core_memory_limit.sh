@@ -27,11 +27,14 @@ with open(sys.argv[1], 'wb') as f:
 size=$(stat -c %s "$dir/x.bin")
 [ "$size" -gt "$limit" ] || { echo "the file ($size bytes) is not larger than the limit ($limit)"; exit 1; }
 
-# The in-memory transform fails under the limit (it would hold the whole array)...
-if prlimit --as=$limit "$fastconv" wht --dtype int32 "$dir/x.bin" "$dir/mem.bin" 2>"$dir/err.txt"; then
-  echo "the in-memory transform ran under the limit: the test proves nothing"; exit 1
-fi
-grep -q "out of memory" "$dir/err.txt" || { cat "$dir/err.txt"; exit 1; }
+# The in-memory transform refuses to start under the limit (it would hold the whole array):
+# exit 1, saying what it needs and what is available, before allocating anything...
+code=0
+prlimit --as=$limit "$fastconv" wht --dtype int32 "$dir/x.bin" "$dir/mem.bin" 2>"$dir/err.txt" || code=$?
+[ "$code" -eq 1 ] || { echo "the in-memory transform under the limit exited $code, not 1"; cat "$dir/err.txt"; exit 1; }
+grep -Eq "^fastconv: error: .*x\.bin: reading 268435456 int32 values needs 1\.0 GiB, [0-9.]+ MiB available \(try --out-of-core\)$" \
+  "$dir/err.txt" || { cat "$dir/err.txt"; exit 1; }
+[ ! -e "$dir/mem.bin" ] || { echo "the refused run left an output file"; exit 1; }
 # ...the out-of-core one succeeds...
 timeout 300 prlimit --as=$limit "$fastconv" wht --out-of-core --dtype int32 "$dir/x.bin" "$dir/ooc.bin"
 # ...and equals the in-memory result computed without a limit.

@@ -8,14 +8,15 @@
 namespace fastconv {
 
 /// What kind of failure an Error reports. The CLI maps invalid_argument, io,
-/// unsupported and overflow to exit code 2 (bad input) and device to exit code 1
-/// (environment).
+/// unsupported and overflow to exit code 2 (bad input) and device and out_of_memory to exit
+/// code 1 (environment).
 enum class ErrorCode {
   invalid_argument,  ///< bad sizes, lengths, options or values
   io,                ///< a file could not be read or written, or is malformed
   unsupported,       ///< a valid request this build, type or backend cannot honour
   device,            ///< a backend or device failed or is missing
   overflow,          ///< an exact integer result does not fit its type
+  out_of_memory,     ///< the work needs more memory (host or device) than is available: refused before allocating
 };
 
 /// Human-readable name of an error code ("invalid_argument", ...).

@@ -13,7 +13,7 @@ library computes.
 
 Errors: every failure the library reports is a ``fastconv.Error``; its subclasses
 InvalidArgumentError, FileError, UnsupportedError and IntegerOverflowError are also
-ValueErrors, DeviceError is also a RuntimeError. See docs/python.md.
+ValueErrors, DeviceError is also a RuntimeError, OutOfMemoryError a MemoryError. See docs/python.md.
 """
 
 from __future__ import annotations
@@ -42,9 +42,12 @@ if TYPE_CHECKING:
 
     class DeviceError(Error, RuntimeError): ...
 
+    class OutOfMemoryError(Error, MemoryError): ...
+
 else:
     from ._fastconv import (
         DeviceError,
+        OutOfMemoryError,
         Error,
         FileError,
         IntegerOverflowError,
@@ -59,6 +62,7 @@ __all__ = [
     "BooleanFunction",
     "Conv2dPlan",
     "DeviceError",
+    "OutOfMemoryError",
     "DyadicSystem",
     "Error",
     "FileError",

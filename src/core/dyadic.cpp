@@ -12,12 +12,14 @@
 
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::detail {
 
 /// Operand `values` as `size` words (zero-padded), integers sign-extended into the ring.
 template <class W, class T>
 std::vector<W> to_words(std::span<const T> values, std::size_t size) {
+  require_elements(size, sizeof(W), "a copy of the operand in the exact ring");
   std::vector<W> words(size, W{0});
   for (std::size_t i = 0; i < values.size(); ++i) {
     if constexpr (std::is_floating_point_v<W>) words[i] = values[i];
@@ -103,6 +105,7 @@ void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, cons
     convolve_words<T>(b, f, g, out.data());
   } else {
     const auto ring = [&]<class W>() {
+      require_elements(out.size(), sizeof(W), "the result in the exact ring");
       std::vector<W> words(out.size());
       convolve_words<W>(b, f, g, words.data());
       return words;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
+#include "core/memory.hpp"
 #include "cpu/backends.hpp"
 
 namespace fastconv::detail {
@@ -27,6 +28,7 @@ class HostDyadic final : public DyadicKernel {
   std::unique_ptr<Spectrum> spectrum(const void* h) const override {
     auto s = std::make_unique<HostSpectrum<W>>();
     s->log2n = log2n_;
+    require_elements(size(), sizeof(W), "the spectrum");
     s->values.assign(static_cast<const W*>(h), static_cast<const W*>(h) + size());
     forward(s->values.data());
     return s;

@@ -11,17 +11,28 @@
 
 namespace fastconv::detail {
 
-/// Bytes this process can still allocate without swapping or hitting its cgroup limit: the
-/// smaller of /proc/meminfo's MemAvailable and the cgroup (v2 or v1) limit minus its usage.
-/// UINT64_MAX where neither can be read.
+/// Bytes this process can still allocate without swapping or hitting a limit: the smallest of
+/// /proc/meminfo's MemAvailable, its cgroup's (v2 or v1) limit minus its usage and RLIMIT_AS minus
+/// the address space in use (of those that are set). UINT64_MAX where none can be read.
 [[nodiscard]] std::uint64_t available_memory_bytes();
 
 /// "12.0 GiB", "512.0 MiB", "4.0 KiB", "17 bytes".
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
 
-/// Throws an `unsupported` Error "<what> needs 12.0 GiB, 7.9 GiB available" when `bytes` exceeds
-/// available_memory_bytes().
+/// Requests smaller than this pass require_memory unchecked: reading /proc costs tens of µs.
+inline constexpr std::uint64_t kMemoryCheckedFrom = std::uint64_t{32} << 20;
+
+/// Called before a large allocation: throws an `out_of_memory` Error "<what> needs 12.0 GiB, 7.9 GiB
+/// available" when `bytes` (from kMemoryCheckedFrom on) exceeds available_memory_bytes(), so that
+/// work that cannot fit is refused rather than killed by the kernel's OOM killer half-way.
 void require_memory(std::uint64_t bytes, std::string_view what);
+
+/// The same for a device's memory: an `out_of_memory` Error "<what> needs 12.0 GiB, 7.9 GiB
+/// available on <device>" when `bytes` exceeds `available` (checked at every size).
+void require_device_memory(std::uint64_t bytes, std::uint64_t available, std::string_view device, std::string_view what);
+
+/// require_memory for `count` elements of `element_bytes` each (the product checked for overflow).
+void require_elements(std::uint64_t count, std::size_t element_bytes, std::string_view what);
 
 /// The size of a transparent huge page on x86-64 and the alignment that lets one back a buffer.
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;

@@ -33,6 +33,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::unsupported: return "unsupported";
     case ErrorCode::device: return "device";
     case ErrorCode::overflow: return "overflow";
+    case ErrorCode::out_of_memory: return "out_of_memory";
   }
   return "?";
 }

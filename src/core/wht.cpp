@@ -5,6 +5,7 @@
 
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
+#include "core/memory.hpp"
 #include "core/normalization.hpp"
 #include "core/wht16.hpp"
 
@@ -113,6 +114,7 @@ struct WhtPlan<T>::Impl {
   template <class W>
   void run_wide(T* data, std::size_t rows, std::size_t stride) const {
     const std::size_t n = size();
+    detail::require_elements(rows * n, sizeof(W), "the exact transform's copy in a wide ring");
     std::vector<W> buffer(rows * n);
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < n; ++i) buffer[r * n + i] = static_cast<W>(static_cast<detail::i128>(data[r * stride + i]));

@@ -41,6 +41,7 @@ class BufferPool {
       const std::lock_guard lock(mutex_);
       if (kept_ != nullptr && kept_bytes_ == bytes) return std::exchange(kept_, nullptr);
     }
+    detail::require_memory(bytes, "the cpu backend's work buffer (a spectrum or reordering scratch)");
     void* p = std::aligned_alloc(kHugePage, bytes);
     if (p == nullptr) throw std::bad_alloc();
     detail::advise_huge_pages(p, bytes);

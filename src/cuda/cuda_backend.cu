@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/memory.hpp"
 #include "cpu/backends.hpp"
 #include "cuda/kernels.cuh"
 #include "fastconv/error.hpp"
@@ -83,6 +84,9 @@ class DeviceBuffer {
       if (ptr_ != nullptr) FC_CUDA(cudaFree(ptr_));
       ptr_ = nullptr;
       bytes_ = 0;
+      std::size_t free_bytes = 0, total_bytes = 0;
+      FC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+      fastconv::detail::require_device_memory(bytes, free_bytes, "the CUDA device", "a device buffer");
       FC_CUDA(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
       bytes_ = bytes;
     }

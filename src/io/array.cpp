@@ -7,6 +7,7 @@
 
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::io {
 namespace detail {
@@ -103,6 +104,8 @@ std::string why_not(From value) {
 
 template <TransformElement To, TransformElement From>
 std::vector<To> convert_values(const Array& array, const std::vector<From>& values, std::string_view source) {
+  fastconv::detail::require_elements(values.size(), sizeof(To),
+                                     std::string(source) + ": converting to " + std::string(to_string(dtype_of<To>)));
   std::vector<To> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!representable<To>(values[i])) {

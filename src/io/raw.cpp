@@ -4,6 +4,7 @@
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
 #include "core/files.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::io {
 
@@ -13,6 +14,8 @@ static_assert(std::endian::native == std::endian::little, "the I/O module assume
 namespace detail {
 
 Array read_values(InputFile& file, DType dtype, std::size_t count) {
+  fastconv::detail::require_elements(count, size_of(dtype), file.name() + ": reading " + std::to_string(count) + " " +
+                                                                std::string(to_string(dtype)) + " values");
   return with_element(dtype, [&](auto tag) {
     std::vector<decltype(tag)> values(count);
     file.read_exact(values.data(), count * sizeof(tag));

@@ -9,6 +9,7 @@
 
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::io {
 namespace {
@@ -33,20 +34,23 @@ std::string_view without_plus(std::string_view token) {
 // token that is not.
 class Values {
  public:
+  explicit Values(std::string_view source) : source_(source) {}
+
   void add(std::int64_t value) {
     if (floating_) {
-      floats_.push_back(static_cast<double>(value));
+      push(floats_, static_cast<double>(value));
     } else {
-      ints_.push_back(value);
+      push(ints_, value);
     }
   }
   void add(double value) {
     if (!floating_) {
+      fastconv::detail::require_elements(ints_.size(), sizeof(double), what());
       floats_.assign(ints_.begin(), ints_.end());
       ints_ = {};
       floating_ = true;
     }
-    floats_.push_back(value);
+    push(floats_, value);
   }
   [[nodiscard]] bool empty() const noexcept { return ints_.empty() && floats_.empty(); }
   Array take(std::size_t rows, std::size_t cols, bool two_d) {
@@ -55,6 +59,16 @@ class Values {
   }
 
  private:
+  /// Appends, checking before the vector grows that its new storage fits in memory.
+  template <class V>
+  void push(std::vector<V>& values, V value) {
+    if (values.size() == values.capacity())
+      fastconv::detail::require_elements(std::max<std::size_t>(2 * values.capacity(), 1), sizeof(V), what());
+    values.push_back(value);
+  }
+  [[nodiscard]] std::string what() const { return std::string(source_) + ": the values read"; }
+
+  std::string_view source_;
   std::vector<std::int64_t> ints_;
   std::vector<double> floats_;
   bool floating_ = false;
@@ -62,7 +76,7 @@ class Values {
 
 class TextReader {
  public:
-  explicit TextReader(std::string_view source) : source_(source) {}
+  explicit TextReader(std::string_view source) : source_(source), values_(source) {}
 
   void add_line(std::string_view line) {
     ++line_;

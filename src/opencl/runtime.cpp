@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "core/memory.hpp"
+
 namespace fastconv::opencl {
 
 std::string_view error_name(cl_int code) noexcept {
@@ -167,10 +169,12 @@ cl::Buffer DeviceContext::acquire(std::size_t bytes) const {
         return found;
       }
   }
-  if (bytes > max_allocation_)
-    throw Error(ErrorCode::device, "OpenCL device " + info_.name + " cannot hold " + std::to_string(bytes) +
-                                       " bytes in one buffer (its limit is " + std::to_string(max_allocation_) +
-                                       " bytes); use a smaller size or batch");
+  const std::string device = "OpenCL device " + info_.id + " (" + info_.name + ")";
+  fastconv::detail::require_device_memory(bytes, info_.global_memory_bytes, device, "a device buffer");
+  fastconv::detail::require_device_memory(bytes, max_allocation_, device + " in one buffer",
+                                          "a device buffer (use a smaller size or batch)");
+  if (info_.type == "cpu")  // the device's memory is this process's (PoCL)
+    fastconv::detail::require_memory(bytes, "a buffer of " + device);
   return guarded("allocating a device buffer of " + std::to_string(bytes) + " bytes",
                  [&] { return cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1)); });
 }

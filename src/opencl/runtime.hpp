@@ -59,7 +59,7 @@ class DeviceContext {
   bool can_wrap(const void* host, std::size_t bytes) const noexcept;
 
   /// A device buffer of at least `bytes` bytes: a released one of at most twice that size if
-  /// there is one, else a new one (a device Error if the device cannot hold it).
+  /// there is one, else a new one (an out_of_memory Error if the device cannot hold it).
   cl::Buffer acquire(std::size_t bytes) const;
   /// Gives a buffer back for reuse. The context keeps the most recent ones, up to 1 GiB (at
   /// most a quarter of the device's memory):

@@ -1,71 +1,12 @@
 #include "outofcore/engine.hpp"
 
-#include <sys/resource.h>
-
-#include <fstream>
-#include <limits>
-#include <optional>
-
+#include "core/memory.hpp"
 #include "cpu/order.hpp"
 
 namespace fastconv {
 
-namespace {
-
-/// The first number after `key` in the text file at `path`, or nothing.
-std::optional<std::uint64_t> number_after(const std::filesystem::path& path, std::string_view key) {
-  std::ifstream in(path);
-  std::string word;
-  while (in >> word)
-    if (word == key) {
-      std::uint64_t value = 0;
-      if (in >> value) return value;
-    }
-  return std::nullopt;
-}
-
-std::optional<std::uint64_t> number_in(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::uint64_t value = 0;
-  if (in >> value) return value;  // "max" (no limit) fails to parse
-  return std::nullopt;
-}
-
-/// The memory limit of this process's cgroup less its usage, if it has a limit: v2 ("0::/path",
-/// memory.max and memory.current) or v1 ("N:memory:/path", memory.limit_in_bytes and
-/// memory.usage_in_bytes; "no limit" there is a huge number, which the minimum ignores).
-std::optional<std::uint64_t> cgroup_headroom() {
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::optional<std::uint64_t> limit, used;
-    if (line.rfind("0::", 0) == 0) {
-      const std::filesystem::path dir = "/sys/fs/cgroup" + line.substr(3);
-      limit = number_in(dir / "memory.max"), used = number_in(dir / "memory.current");
-    } else if (const auto at = line.find(":memory:"); at != std::string::npos) {
-      const std::filesystem::path dir = "/sys/fs/cgroup/memory" + line.substr(at + 8);
-      limit = number_in(dir / "memory.limit_in_bytes"), used = number_in(dir / "memory.usage_in_bytes");
-    }
-    if (limit && used) return *limit > *used ? *limit - *used : 0;
-  }
-  return std::nullopt;
-}
-
-/// RLIMIT_AS − the address space in use (VmSize), if the limit is set.
-std::optional<std::uint64_t> address_space_headroom() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  const std::uint64_t used = number_after("/proc/self/status", "VmSize:").value_or(0) * 1024;
-  return limit.rlim_cur > used ? limit.rlim_cur - used : 0;
-}
-
-}  // namespace
-
 std::uint64_t available_memory_bytes() {
-  std::uint64_t available = number_after("/proc/meminfo", "MemAvailable:").value_or(0) * 1024;
-  for (const auto headroom : {cgroup_headroom(), address_space_headroom()})
-    if (headroom) available = std::min(available, *headroom);
-  return available / 2;  // the margin: the page cache, and whoever else shares the machine
+  return detail::available_memory_bytes() / 2;  // the margin: the page cache, and whoever else shares the machine
 }
 
 }  // namespace fastconv

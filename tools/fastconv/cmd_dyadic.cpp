@@ -43,15 +43,7 @@ io::Array map_rows(const io::Array& x, PerRow&& per_row) {
   return io::make_array(std::move(out), x.rows, cols, x.two_d);
 }
 
-int run_dyadic(const DyadicArgs& args) {
-  if (args.distributed.enabled && args.out_of_core.enabled)
-    usage_error("--distributed and --out-of-core are alternatives: give one");
-  if (args.distributed.enabled)
-    return run_dyadic_distributed(args.distributed, args.first, args.op == Op::conv ? &args.second : nullptr,
-                                  args.output, args.compute);
-  if (args.out_of_core.enabled)
-    return run_dyadic_out_of_core(args.first, args.op == Op::conv ? &args.second : nullptr, args.output, args.compute,
-                                  args.out_of_core);
+int run_dyadic_in_memory(const DyadicArgs& args) {
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
@@ -83,6 +75,19 @@ int run_dyadic(const DyadicArgs& args) {
   });
   write_output(args.output, result);
   return 0;
+}
+
+int run_dyadic(const DyadicArgs& args) {
+  if (args.distributed.enabled && args.out_of_core.enabled)
+    usage_error("--distributed and --out-of-core are alternatives: give one");
+  if (args.distributed.enabled)
+    return run_dyadic_distributed(args.distributed, args.first, args.op == Op::conv ? &args.second : nullptr,
+                                  args.output, args.compute);
+  if (args.out_of_core.enabled)
+    return run_dyadic_out_of_core(args.first, args.op == Op::conv ? &args.second : nullptr, args.output, args.compute,
+                                  args.out_of_core);
+  if (args.op == Op::deconv) return run_dyadic_in_memory(args);
+  return suggesting_out_of_core([&] { return run_dyadic_in_memory(args); });
 }
 
 void add_common(CLI::App* cmd, const std::shared_ptr<DyadicArgs>& args) {

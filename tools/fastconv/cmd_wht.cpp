@@ -38,17 +38,19 @@ int run_wht(const WhtArgs& args) {
     usage_error("--distributed and --out-of-core are alternatives: give one");
   if (args.distributed.enabled) return run_wht_distributed(args.distributed, args.input, args.output, options, args.compute);
   if (args.out_of_core.enabled) return run_wht_out_of_core(args.input, args.output, options, args.compute, args.out_of_core);
-  const Backend backend = args.compute.make_backend();
-  const auto wanted = args.compute.requested_dtype();
-  io::Array array = read_input(args.input, wanted);
-  if (wanted) array = to_dtype(array, *wanted, args.input);
-  const int log2n = log2_exact(array.cols, display_name(args.input) + ": each row");
-  with_transform_type(array.dtype(), [&]<class T>() {
-    auto& values = array.values<T>();
-    WhtPlan<T>(log2n, options, backend).execute(std::span<T>(values), array.rows, array.cols);
+  return suggesting_out_of_core([&] {
+    const Backend backend = args.compute.make_backend();
+    const auto wanted = args.compute.requested_dtype();
+    io::Array array = read_input(args.input, wanted);
+    if (wanted) array = to_dtype(array, *wanted, args.input);
+    const int log2n = log2_exact(array.cols, display_name(args.input) + ": each row");
+    with_transform_type(array.dtype(), [&]<class T>() {
+      auto& values = array.values<T>();
+      WhtPlan<T>(log2n, options, backend).execute(std::span<T>(values), array.rows, array.cols);
+    });
+    write_output(args.output, array);
+    return 0;
   });
-  write_output(args.output, array);
-  return 0;
 }
 
 }  // namespace

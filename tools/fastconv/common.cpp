@@ -8,6 +8,10 @@ namespace fastconv::cli {
 
 void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_argument, message); }
 
+int exit_code(const Error& error) noexcept {
+  return error.code() == ErrorCode::device || error.code() == ErrorCode::out_of_memory ? 1 : 2;
+}
+
 CLI::Validator whole_number_at_least(long long min) {
   return CLI::Validator(
       [min](std::string& text) {

@@ -17,6 +17,9 @@ namespace fastconv::cli {
 /// having printed any error to stderr. Called by main() and by the CLI's fuzz target.
 int run(int argc, char** argv);
 
+/// The exit code of an Error: 1 for the environment (device, out_of_memory), 2 for bad input.
+int exit_code(const Error& error) noexcept;
+
 /// The action a parsed subcommand runs; returns the process exit code.
 using Action = std::function<int()>;
 
@@ -89,6 +92,18 @@ decltype(auto) with_transform_type(DType dtype, Body&& body) {
     case DType::float16: return body.template operator()<float16>();
     case DType::bfloat16: return body.template operator()<bfloat16>();
     default: return with_type(dtype, std::forward<Body>(body));
+  }
+}
+
+/// Runs the in-memory path of a command that also has --out-of-core: an out_of_memory Error
+/// gains the advice " (try --out-of-core)".
+template <class Body>
+int suggesting_out_of_core(Body&& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::out_of_memory) throw;
+    throw Error(e.code(), std::string(e.what()) + " (try --out-of-core)");
   }
 }
 

@@ -84,7 +84,7 @@ int on_every_rank(const std::function<int(const MpiSession&)>& body) {
   } catch (const Error& e) {
     if (session.rank() == 0) std::cerr << "fastconv: error: " << e.what() << std::endl;
     MPI_Barrier(MPI_COMM_WORLD);
-    return e.code() == ErrorCode::device ? 1 : 2;
+    return exit_code(e);
   } catch (const std::exception& e) {  // on this rank alone (out of memory outside a checked step)
     std::cerr << "fastconv: error: rank " << session.rank() << ": " << e.what() << std::endl;
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -37,7 +37,8 @@ int fastconv::cli::run(int argc, char** argv) {
   const auto is_command = [&](std::string_view name) {
     return std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->get_name() == name; });
   };
-  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1]))
+  if (argc <= 1) return fail("no command: use wht, dyadic, boolean, sbox, conv2d, bench, info or demo (see 'fastconv --help')", 2);
+  if (argv[1][0] != '-' && !is_command(argv[1]))
     return fail("unknown command '" + std::string(argv[1]) + "': use wht, dyadic, boolean, sbox, conv2d, bench, info or demo (see 'fastconv --help')", 2);
   try {
     app.parse(argc, argv);
@@ -49,7 +50,7 @@ int fastconv::cli::run(int argc, char** argv) {
   try {
     return action();
   } catch (const Error& e) {
-    return fail(e.what(), e.code() == ErrorCode::device ? 1 : 2);
+    return fail(e.what(), cli::exit_code(e));
   } catch (const std::bad_alloc&) {
     return fail("out of memory", 1);
   } catch (const std::exception& e) {
