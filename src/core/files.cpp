@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "fastconv/error.hpp"
 
@@ -38,6 +39,37 @@ std::string temporary_name(const fs::path& target) {
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(tag));
   // Shortened so that a name near NAME_MAX (255) still leaves room for the decoration.
   return "." + target.filename().string().substr(0, 200) + ".tmp-" + hex;
+}
+
+/// The temporary files that exist now, for remove_temporary_files(), which a signal handler
+/// calls: a fixed table of lock-free slots, so that reading it neither allocates nor locks.
+struct TemporarySlot {
+  enum : int { kFree, kFilling, kLive };
+  std::atomic<int> state{kFree};
+  char path[4096];
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+constexpr int kTemporarySlots = 64;  // more files open at once than any run writes
+TemporarySlot temporary_slots[kTemporarySlots];
+
+/// The slot now holding `path`, or -1 when the table is full or the path too long (that
+/// file is then only removed by its AtomicFile).
+int register_temporary(const fs::path& path) noexcept {
+  const std::string& name = path.native();
+  if (name.size() >= sizeof(TemporarySlot::path)) return -1;
+  for (int i = 0; i < kTemporarySlots; ++i) {
+    int expected = TemporarySlot::kFree;
+    if (temporary_slots[i].state.compare_exchange_strong(expected, TemporarySlot::kFilling)) {
+      std::memcpy(temporary_slots[i].path, name.c_str(), name.size() + 1);
+      temporary_slots[i].state.store(TemporarySlot::kLive, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) noexcept {
+  if (slot >= 0) temporary_slots[slot].state.store(TemporarySlot::kFree, std::memory_order_release);
 }
 
 /// Reads exactly `count` bytes at `offset` of `fd` with pread (the file position is unchanged).
@@ -122,11 +154,13 @@ AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
   if (error != 0) {
     fail_errno(target.string(), "cannot create a temporary file in '" + directory.string() + "'", error);
   }
+  slot_ = register_temporary(temporary_);
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_) ::unlink(temporary_.c_str());
+  unregister_temporary(slot_);
 }
 
 void AtomicFile::write(std::string_view bytes) {
@@ -161,6 +195,12 @@ void AtomicFile::commit() {
   fs::rename(temporary_, target_, error);
   if (error) fail(ErrorCode::io, target_.string(), "cannot replace it with the new file: " + error.message());
   committed_ = true;
+  unregister_temporary(std::exchange(slot_, -1));  // after the rename: a signal before it still removes the file
+}
+
+void remove_temporary_files() noexcept {
+  for (TemporarySlot& slot : temporary_slots)
+    if (slot.state.load(std::memory_order_acquire) == TemporarySlot::kLive) ::unlink(slot.path);
 }
 
 }  // namespace fastconv::detail

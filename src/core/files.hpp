@@ -39,7 +39,7 @@ class InputFile {
 
 /// Writes a temporary file beside `target` and renames it over `target` on commit(), so
 /// readers of `target` see the old file or the complete new one, never a partial one.
-/// Destroying it uncommitted removes the temporary file.
+/// Destroying it uncommitted removes the temporary file; so does remove_temporary_files().
 class AtomicFile {
  public:
   explicit AtomicFile(const std::filesystem::path& target);
@@ -60,7 +60,13 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temporary_;
   int fd_ = -1;
+  int slot_ = -1;  ///< its entry in the table remove_temporary_files() reads
   bool committed_ = false;
 };
+
+/// Removes the temporary file of every AtomicFile that exists now. Async-signal-safe (it only
+/// reads a fixed table and calls unlink): the CLI calls it from its SIGINT/SIGTERM handler so
+/// that an interrupted run leaves no partial output behind.
+void remove_temporary_files() noexcept;
 
 }  // namespace fastconv::detail
