@@ -58,6 +58,10 @@ struct DeviceTimings {
 ///
 /// A variant is one implementation of a backend's algorithms (variants() lists them); every
 /// variant computes the same results.
+///
+/// A Backend is a shared handle: any number of plans, on any number of threads, may use one at
+/// once (its buffer pool and device queues are locked). docs/user-guide.md §8 lists the
+/// guarantee of every object; tests/concurrency_test.cpp checks them.
 class Backend {
  public:
   /// The textbook loop (seed 004's Algorithm 0).

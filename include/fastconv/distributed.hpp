@@ -50,7 +50,9 @@ struct Options {
   int threads = 0;
 };
 
-/// A WHT of 2^log2n points over the ranks of `comm` (plan once, execute many).
+/// A WHT of 2^log2n points over the ranks of `comm` (plan once, execute many). Not for
+/// concurrent use: one execute() at a time per plan (it keeps its exchange buffers), called by
+/// every rank of `comm`, as any collective MPI call is.
 template <TransformElement T>
 class WhtPlan {
  public:

@@ -25,7 +25,8 @@
 // normalisation is the in-memory Error. NaN and infinities in float input are rejected with
 // the element's index. The output goes to a temporary file beside it, renamed over it only
 // when complete: on any error no output exists and an existing file is untouched. Arrays that
-// fit the budget are transformed in memory (one read, one write).
+// fit the budget are transformed in memory (one read, one write). The functions are reentrant:
+// concurrent calls with different output files are safe (each budgets its own tiles).
 #pragma once
 
 #include <cstdint>
