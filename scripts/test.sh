@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
 # Builds fastconv (installing what is missing) and runs every test:
-#   1. the GoogleTest suite (library, I/O, CLI) on the Release build;
-#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. `cmake --install`, then a separate project that uses find_package(fastconv) and one
+#   1. the GoogleTest suite (library, I/O, CLI, MPI, memory limits) on the Release build (GCC);
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, built with Clang and
+#      libFuzzer's instrumentation so that the same build also holds the fuzz targets;
+#   3. the fuzz targets (tests/fuzz): each replays its corpus, then fuzzes for
+#      FASTCONV_FUZZ_SECONDS (default 30) more;
+#   4. the concurrency tests under ThreadSanitizer (Clang, with LLVM's OpenMP and its Archer
+#      tool, which tells ThreadSanitizer about OpenMP's synchronisation);
+#   5. `cmake --install`, then a separate project that uses find_package(fastconv) and one
 #      built with pkg-config, against the installed tree;
-#   4. the Python package: `pip install .` into a virtual environment under build/, then pytest.
+#   6. the Python package: `pip install .` into a virtual environment under build/, then pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+stage() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== 1/4 Release build and tests"
+stage "1/6 Release build and tests"
 bash scripts/setup.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== 2/4 AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)
-bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFASTCONV_SANITIZE=ON -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
+CC=clang CXX=clang++ bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFASTCONV_SANITIZE=ON \
+  -DFASTCONV_FUZZ=ON -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE fuzz
 
-echo "== 3/4 Install, then consume with find_package and with pkg-config"
+stage "3/6 Fuzz targets: replay the corpora, then fuzz each for ${FASTCONV_FUZZ_SECONDS:-30} s"
+ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+stage "4/6 ThreadSanitizer build of the concurrency tests"
+CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFASTCONV_TSAN=ON \
+  -DFASTCONV_CUDA=OFF -DFASTCONV_MPI=OFF -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_BUILD_CLI=OFF >/dev/null
+cmake --build build-tsan -j "$jobs" --target fastconv_concurrency_tests
+OMP_TOOL_LIBRARIES=$(clang -print-resource-dir)/../../libarcher.so \
+  TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
+  build-tsan/tests/fastconv_concurrency_tests
+
+stage "5/6 Install, then consume with find_package and with pkg-config"
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix" >/dev/null
@@ -31,7 +51,7 @@ g++ -o "$prefix/consumer-pc" tests/consumer/main.cpp \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fastconv) -Wl,-rpath,"$prefix/lib"
 "$prefix/consumer-pc"
 
-echo "== 4/4 Python package: pip install . into build/venv, then pytest"
+stage "6/6 Python package: pip install . into build/venv, then pytest"
 # Nothing global is touched: the build tools, NumPy, pytest and SciPy (the tests' reference)
 # go into the virtual environment, with JAX (CPU), whose arrays exercise the DLPack path and
 # bfloat16 (PyTorch, 3 GB with its CUDA libraries, and CuPy are tested where installed; their
@@ -42,4 +62,4 @@ CMAKE_BUILD_PARALLEL_LEVEL="$jobs" build/venv/bin/python -m pip install -q --no-
 # Run from outside the source tree so that the installed package is the one imported. pytest
 # exits 5 when it collects no test: that fails this script like any other failure.
 (cd build && venv/bin/python -m pytest -q -rs ../tests/python)
-echo "== all tests passed"
+stage "all tests passed"
