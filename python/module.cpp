@@ -110,7 +110,18 @@ std::span<const T> span_of(const Vector<T>& a) {
 
 // --- WHT and dyadic operations ---------------------------------------------------------------
 
-fastconv::WhtOptions parse_wht_options(std::string_view order, std::string_view normalize) {
+fastconv::Accumulation parse_accumulation(std::string_view accumulate) {
+  const auto parsed = fastconv::parse_accumulation(accumulate);
+  if (!parsed)
+    throw Error(ErrorCode::invalid_argument,
+                "unknown accumulation '" + std::string(accumulate) + "': use native or float64");
+  return *parsed;
+}
+
+fastconv::DyadicOptions parse_dyadic_options(std::string_view accumulate) { return {parse_accumulation(accumulate)}; }
+
+fastconv::WhtOptions parse_wht_options(std::string_view order, std::string_view normalize,
+                                       std::string_view accumulate) {
   const auto parsed_order = fastconv::parse_order(order);
   if (!parsed_order)
     throw Error(ErrorCode::invalid_argument,
@@ -119,15 +130,15 @@ fastconv::WhtOptions parse_wht_options(std::string_view order, std::string_view 
   if (!parsed_normalization)
     throw Error(ErrorCode::invalid_argument,
                 "unknown normalization '" + std::string(normalize) + "': use none, orthonormal or inverse");
-  return {*parsed_order, *parsed_normalization};
+  return {*parsed_order, *parsed_normalization, parse_accumulation(accumulate)};
 }
 
 /// Transforms each row of `data` in place: host arrays on `backend`, CUDA arrays on the cuda
 /// backend of their device, on `stream`, without leaving the device.
 template <class T>
-void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, const BackendArg& backend,
-              std::uintptr_t stream) {
-  const fastconv::WhtOptions options = parse_wht_options(order, normalize);
+void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, std::string_view accumulate,
+              const BackendArg& backend, std::uintptr_t stream) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize, accumulate);
   const std::size_t rows = data.shape(0), length = data.shape(1);
   if (data.device_type() == nb::device::cuda::value) {
     if constexpr (std::integral<T>) {
@@ -153,8 +164,9 @@ void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, 
 /// bfloat16 rows of a NumPy array (ml_dtypes' bfloat16, which NumPy cannot export through
 /// DLPack), passed as their uint16 bit patterns.
 void wht_bfloat16_bits(nb::ndarray<std::uint16_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> bits,
-                       std::string_view order, std::string_view normalize, const BackendArg& backend) {
-  const fastconv::WhtOptions options = parse_wht_options(order, normalize);
+                       std::string_view order, std::string_view normalize, std::string_view accumulate,
+                       const BackendArg& backend) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize, accumulate);
   const Backend b = to_backend(backend);
   const std::size_t rows = bits.shape(0), length = bits.shape(1);
   const std::span<fastconv::bfloat16> span(reinterpret_cast<fastconv::bfloat16*>(bits.data()), rows * length);
@@ -196,36 +208,39 @@ void deconvolve_device(DeviceVector<T> y, DeviceVector<T> h, DeviceVector<T> out
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, const BackendArg& backend) {
+nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, std::string_view accumulate, const BackendArg& backend) {
+  const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   std::vector<T> out;
   {
     nb::gil_scoped_release release;
-    out = fastconv::convolve(span_of(f), span_of(g), b);
+    out = fastconv::convolve(span_of(f), span_of(g), options, b);
   }
   const std::size_t n = out.size();
   return to_numpy(std::move(out), {n});
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, const BackendArg& backend) {
+nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, std::string_view accumulate, const BackendArg& backend) {
+  const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   std::vector<T> out;
   {
     nb::gil_scoped_release release;
-    out = fastconv::autocorrelate(span_of(f), b);
+    out = fastconv::autocorrelate(span_of(f), options, b);
   }
   const std::size_t n = out.size();
   return to_numpy(std::move(out), {n});
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> deconvolve(Vector<T> y, Vector<T> h, const BackendArg& backend) {
+nb::ndarray<nb::numpy, T> deconvolve(Vector<T> y, Vector<T> h, std::string_view accumulate, const BackendArg& backend) {
+  const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   std::vector<T> out;
   {
     nb::gil_scoped_release release;
-    out = fastconv::deconvolve(span_of(y), span_of(h), b);
+    out = fastconv::deconvolve(span_of(y), span_of(h), options, b);
   }
   const std::size_t n = out.size();
   return to_numpy(std::move(out), {n});
@@ -234,22 +249,25 @@ nb::ndarray<nb::numpy, T> deconvolve(Vector<T> y, Vector<T> h, const BackendArg&
 template <class T>
 void bind_dyadic(nb::module_& m, const char* suffix) {
   using namespace std::string_literals;
-  m.def(("_wht_"s + suffix).c_str(), &wht_rows<T>, "data"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a,
-        "stream"_a = 0, "Transforms each row of a C-contiguous 2-D host or CUDA array in place.");
+  m.def(("_wht_"s + suffix).c_str(), &wht_rows<T>, "data"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
+        "backend"_a, "stream"_a = 0, "Transforms each row of a C-contiguous 2-D host or CUDA array in place.");
   if constexpr (fastconv::Element<T>) {
-    m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "backend"_a);
-    m.def(("_autocorrelate_"s + suffix).c_str(), &autocorrelate<T>, "f"_a.noconvert(), "backend"_a);
-    m.def(("_deconvolve_"s + suffix).c_str(), &deconvolve<T>, "y"_a.noconvert(), "h"_a.noconvert(), "backend"_a);
+    m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "accumulate"_a,
+          "backend"_a);
+    m.def(("_autocorrelate_"s + suffix).c_str(), &autocorrelate<T>, "f"_a.noconvert(), "accumulate"_a, "backend"_a);
+    m.def(("_deconvolve_"s + suffix).c_str(), &deconvolve<T>, "y"_a.noconvert(), "h"_a.noconvert(), "accumulate"_a,
+          "backend"_a);
     using System = fastconv::DyadicSystem<T>;
     auto system = nb::class_<System>(m, ("_DyadicSystem_"s + suffix).c_str())
         .def(
             "__init__",
-            [](System* self, Vector<T> h, const BackendArg& backend) {
+            [](System* self, Vector<T> h, std::string_view accumulate, const BackendArg& backend) {
+              const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
               const Backend b = to_backend(backend);
               nb::gil_scoped_release release;
-              new (self) System(span_of(h), b);
+              new (self) System(span_of(h), options, b);
             },
-            "h"_a.noconvert(), "backend"_a)
+            "h"_a.noconvert(), "accumulate"_a, "backend"_a)
         .def(
             "apply",
             [](const System& self, Vector<T> x) {
@@ -811,7 +829,12 @@ NB_MODULE(_fastconv, m) {
   bind_dyadic<std::int64_t>(m, "int64");
   bind_dyadic<fastconv::float16>(m, "float16");
   bind_dyadic<fastconv::bfloat16>(m, "bfloat16");
-  m.def("_wht_bfloat16_bits", &wht_bfloat16_bits, "bits"_a.noconvert(), "order"_a, "normalize"_a, "backend"_a);
+  m.def(
+      "_accumulation",
+      [](std::string_view accumulate) { return std::string(fastconv::to_string(parse_accumulation(accumulate))); },
+      "accumulate"_a, "The canonical name of an accumulation: \"native\" or \"float64\" (an unknown one is an error).");
+  m.def("_wht_bfloat16_bits", &wht_bfloat16_bits, "bits"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
+        "backend"_a);
   bind_boolean(m);
   bind_sbox(m);
   bind_conv2d<float>(m, "float32");

@@ -234,6 +234,44 @@ TEST_F(Cli, WhtOfHalfFloats) {
   EXPECT_NE(dyadic.err.find("float16 is a storage type of the WHT only"), std::string::npos) << dyadic.err;
 }
 
+// --accumulate float64: float data computed in double, each result rounded once.
+TEST_F(Cli, AccumulateInFloat64) {
+  // y[0] = 2^24 + 1 + 1 + 0: float rounds 2^24 + 1 back to 2^24 on the way; double does not.
+  EXPECT_EQ(run("wht --dtype float32", "16777216 1 1 0").out, "16777216 16777216 16777215 16777214\n");
+  EXPECT_EQ(run("wht --dtype float32 --accumulate float64", "16777216 1 1 0").out,
+            "16777218 16777216 16777216 16777214\n");
+  EXPECT_EQ(run("wht --dtype float32 --accumulate double --backend reference", "16777216 1 1 0").out,
+            "16777218 16777216 16777216 16777214\n");
+  EXPECT_EQ(run("wht --dtype float32 --accumulate native", "16777216 1 1 0").out,
+            "16777216 16777216 16777215 16777214\n");
+  EXPECT_EQ(run("wht --dtype bfloat16 --accumulate float64", "1000 1").out, "1000 1000\n");
+  EXPECT_EQ(run("wht --accumulate float64", "1 0 1 1").out, "3 1 -1 1\n");  // int64: unaffected
+  write("f.txt", "16777216 1 1 0");
+  write("d.txt", "1 0 0 0");
+  EXPECT_EQ(run("dyadic conv f.txt d.txt --dtype float32").out, "16777215 0.25 1 -0.25\n");
+  EXPECT_EQ(run("dyadic conv f.txt d.txt --dtype float32 --accumulate float64").out, "16777216 1 1 0\n");
+  EXPECT_EQ(run("dyadic autocorr f.txt --dtype float32 --accumulate float64").out,
+            "2.8147498e+14 33554432 33554432 2\n");  // exact: 281474976710658 33554432 33554432 2
+  EXPECT_EQ(run("dyadic deconv f.txt d.txt --dtype float32 --accumulate float64").out, "16777216 1 1 0\n");
+}
+
+TEST_F(Cli, AccumulateErrors) {
+  write("f.txt", "1 0 1 1");
+  const auto expect_message = [&](const std::string& args, const std::string& message, const std::string& input) {
+    expect_bad_input(args, message, input);
+    EXPECT_EQ(run(args, input).err, "fastconv: error: " + message + "\n") << args;
+  };
+  expect_message("wht --accumulate quad", "--accumulate: unknown accumulation 'quad': use native or float64", "1 2");
+  expect_message("dyadic autocorr f.txt --accumulate Float64",
+                 "--accumulate: unknown accumulation 'Float64': use native or float64", "");
+  expect_message("wht --out-of-core --accumulate float64 f.txt y.npy",
+                 "--accumulate float64 is not supported with --out-of-core: convert the data to float64 instead", "");
+  expect_message("dyadic conv --out-of-core --accumulate float64 f.txt f.txt y.npy",
+                 "--accumulate float64 is not supported with --out-of-core: convert the data to float64 instead", "");
+  expect_message("dyadic autocorr --distributed --accumulate double f.txt y.npy",
+                 "--accumulate double is not supported with --distributed: convert the data to float64 instead", "");
+}
+
 TEST_F(Cli, DyadicOperations) {
   write("f.txt", "1 0 1 1");
   write("g.txt", "0 1 0 1");

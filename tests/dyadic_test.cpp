@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -20,7 +21,9 @@
 #include "fastconv/fastconv.hpp"
 #include "oracle.hpp"
 
+using fastconv::Accumulation;
 using fastconv::Backend;
+using fastconv::DyadicOptions;
 using fastconv::DyadicSystem;
 using fastconv::ErrorCode;
 
@@ -700,6 +703,122 @@ TEST(DyadicFloat, ErrorBoundHoldsAtN13) {
   expect_matches(fastconv::convolve(f, g, Backend::cpu()), want, norms, "cpu n=13");
   expect_matches(fastconv::convolve(f, g, Backend::reference()), want, norms, "reference n=13");
   expect_matches(DyadicSystem<float>(g, Backend::cpu()).apply(f), want, norms, "system n=13");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. Accumulation::float64: float operations computed in double, each result rounded once.
+
+constexpr DyadicOptions kFloat64{.accumulation = Accumulation::float64};
+
+/// reference, cpu (1 and 2 threads) and, with a double-precision device, opencl.
+std::vector<Backend> double_backends() {
+  std::vector<Backend> out = {Backend::reference(), Backend::cpu(1), Backend::cpu(2)};
+  for (const auto& d : fastconv::devices())
+    if (d.backend == "opencl" && d.fp64) {
+      out.push_back(Backend::opencl());
+      break;
+    }
+  return out;
+}
+
+std::vector<double> widen(const std::vector<float>& x) { return {x.begin(), x.end()}; }
+
+std::vector<float> rounded(const std::vector<double>& x) {
+  std::vector<float> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = static_cast<float>(x[i]);
+  return out;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Bitwise the double operation on the widened operands (run as a separate double computation),
+// rounded once: convolve (equal and unequal lengths, into an aliased output), autocorrelate,
+// deconvolve and DyadicSystem.
+TEST(DyadicAccumulation, IsTheDoubleResultRoundedOnce) {
+  std::mt19937_64 rng(120);
+  struct Lengths { int f, g; };
+  for (const Backend& b : double_backends())
+    for (const Lengths l : {Lengths{0, 0}, Lengths{5, 5}, Lengths{11, 11}, Lengths{12, 4}, Lengths{3, 10}}) {
+      const std::string ctx = std::string(b.name()) + " log2|f|=" + std::to_string(l.f) +
+                              " log2|g|=" + std::to_string(l.g);
+      const auto f = oracle::random_vector<float>(std::size_t{1} << l.f, rng);
+      const auto g = oracle::random_vector<float>(std::size_t{1} << l.g, rng);
+      const auto want = rounded(fastconv::convolve(widen(f), widen(g), b));
+      EXPECT_TRUE(same_bits(fastconv::convolve(f, g, kFloat64, b), want)) << ctx;
+      EXPECT_TRUE(same_bits(fastconv::correlate(f, g, kFloat64, b), want)) << ctx;
+      EXPECT_TRUE(same_bits(DyadicSystem<float>(g, kFloat64, b).apply(f), want)) << "system " << ctx;
+      auto longer = l.f >= l.g ? f : g;  // out = the longer operand itself
+      fastconv::convolve(f, g, std::span(longer), kFloat64, b);
+      EXPECT_TRUE(same_bits(longer, want)) << "in place " << ctx;
+      EXPECT_TRUE(same_bits(fastconv::autocorrelate(f, kFloat64, b), rounded(fastconv::autocorrelate(widen(f), b))))
+          << ctx;
+      auto h = oracle::random_vector<float>(std::size_t{1} << l.g, rng);
+      h[0] += static_cast<float>(h.size() + 1);  // a dominant h[0]: every Walsh coefficient is far from zero
+      const auto y = fastconv::convolve(f, h, b);
+      EXPECT_TRUE(same_bits(fastconv::deconvolve(y, h, kFloat64, b),
+                            rounded(fastconv::deconvolve(widen(y), widen(h), b))))
+          << "deconvolve " << ctx;
+    }
+}
+
+// Integer-valued operands against the exact int64 convolution: |Ĉ − C| ≤ 2^-24·|C| +
+// (3n+2)·2^-53·‖f‖₂·‖g‖₂, far inside the float bound (3n+2)·2^-24·‖f‖₂·‖g‖₂.
+TEST(DyadicAccumulation, StaysWithinTheTighterBound) {
+  std::mt19937_64 rng(121);
+  for (const int n : {4, 10, 16}) {
+    const auto fi = oracle::random_vector<std::int64_t>(std::size_t{1} << n, rng, -1000, 1000);
+    const auto gi = oracle::random_vector<std::int64_t>(std::size_t{1} << n, rng, -1000, 1000);
+    const std::vector<float> f(fi.begin(), fi.end()), g(gi.begin(), gi.end());
+    const auto exact = fastconv::convolve(fi, gi);
+    const long double norms = oracle::l2(fi) * oracle::l2(gi);
+    const auto check = [&](const std::vector<float>& got, const std::string& what) {
+      for (std::size_t t = 0; t < got.size(); ++t) {
+        const long double c = static_cast<long double>(exact[t]);
+        ASSERT_LE(std::fabs(got[t] - c), 0x1p-24L * std::fabs(c) + (3 * n + 2) * 0x1p-53L * norms)
+            << what << " n=" << n << " t=" << t;
+      }
+    };
+    check(fastconv::convolve(f, g, kFloat64), "convolve");
+    check(DyadicSystem<float>(g, kFloat64).apply(f), "system");
+  }
+}
+
+TEST(DyadicAccumulation, DoubleAndIntegerDataAreUnaffected) {
+  std::mt19937_64 rng(122);
+  const auto fd = oracle::random_vector<double>(1 << 10, rng), gd = oracle::random_vector<double>(1 << 10, rng);
+  EXPECT_TRUE(fastconv::convolve(fd, gd, kFloat64) == fastconv::convolve(fd, gd));
+  EXPECT_TRUE(DyadicSystem<double>(gd, kFloat64).apply(fd) == fastconv::convolve(fd, gd));
+  const auto fi = oracle::random_vector<std::int32_t>(1 << 10, rng), gi = oracle::random_vector<std::int32_t>(1 << 10, rng);
+  EXPECT_EQ(fastconv::convolve(fi, gi, kFloat64), fastconv::convolve(fi, gi));
+  EXPECT_EQ(fastconv::autocorrelate(fi, kFloat64), fastconv::autocorrelate(fi));
+  EXPECT_EQ(DyadicSystem<std::int32_t>(gi, kFloat64).apply(fi), fastconv::convolve(fi, gi));
+  EXPECT_EQ(DyadicSystem<std::int32_t>(gi, kFloat64).options().accumulation, Accumulation::float64);
+}
+
+TEST(DyadicAccumulation, SystemAppliesConcurrently) {
+  std::mt19937_64 rng(123);
+  const DyadicSystem<float> system(oracle::random_vector<float>(1 << 8, rng), kFloat64, Backend::cpu(1));
+  std::vector<std::vector<float>> inputs, serial(6), parallel(6);
+  for (int i = 0; i < 6; ++i) inputs.push_back(oracle::random_vector<float>(std::size_t{1} << (6 + i), rng));
+  for (int i = 0; i < 6; ++i) serial[i] = system.apply(inputs[i]);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 6; ++i) threads.emplace_back([&, i] { parallel[i] = system.apply(inputs[i]); });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(same_bits(serial[i], parallel[i])) << i;
+}
+
+TEST(DyadicAccumulation, ErrorsAreTheNativeOnes) {
+  const std::vector<float> f(8), g(3);
+  expect_error([&] { (void)fastconv::convolve(f, g, kFloat64); }, ErrorCode::invalid_argument,
+               {"convolve: g has length 3, which is not a power of two"});
+  std::vector<float> out(4);
+  expect_error([&] { fastconv::convolve(f, f, std::span(out), kFloat64); }, ErrorCode::invalid_argument,
+               {"convolve: the output has 4 elements, the result has 8"});
+  const std::vector<float> singular = {1, 1};
+  expect_error([&] { (void)fastconv::deconvolve(std::vector<float>{1, 0}, singular, kFloat64); },
+               ErrorCode::invalid_argument, {"the Walsh spectrum of h is zero at index 1"});
 }
 
 }  // namespace

@@ -306,6 +306,28 @@ TEST_F(OutOfCore, BadInputs) {
   EXPECT_EQ(entries(), (std::vector<std::string>{"nan.npy", "x.npy"}));
 }
 
+// float64 accumulation is an in-memory option: refused for float and 16-bit files, before any output
+// exists; double files are unaffected by it.
+TEST_F(OutOfCore, Float64AccumulationIsRefusedForFloatData) {
+  const WhtOptions wide{.accumulation = Accumulation::float64};
+  const auto x = write_array(path("x.npy"), random_values<float>(1 << 10, 3));
+  try {
+    wht_file(x, output_for<float>(path("y.npy"), 1 << 10), wide, budget(1024));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::unsupported);
+    EXPECT_STREQ(e.what(), "out-of-core WHT: float64 accumulation is not supported (the tiles are transformed in the "
+                           "file's own type): convert the data to float64 instead");
+  }
+  const auto ints = random_values<std::int64_t>(1 << 10, 4);
+  const std::vector<double> d(ints.begin(), ints.end());  // integer-valued: every path gives the exact result
+  wht_file(write_array(path("d.npy"), d), output_for<double>(path("e.npy"), d.size()), wide, budget(1024));
+  auto want = d;
+  wht(want);
+  EXPECT_EQ(read_back<double>(path("e.npy")), want);
+  EXPECT_EQ(entries(), (std::vector<std::string>{"d.npy", "e.npy", "x.npy"}));
+}
+
 TEST_F(OutOfCore, AvailableMemoryIsPositive) { EXPECT_GT(available_memory_bytes(), 0u); }
 
 // --- the command line -------------------------------------------------------------------------

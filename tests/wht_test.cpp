@@ -4,13 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <thread>
 
+#include "core/accumulation.hpp"
 #include "cpu/backends.hpp"
 #include "cpu/isa.hpp"
 #include "fastconv/fastconv.hpp"
 #include "oracle.hpp"
 
+using fastconv::Accumulation;
 using fastconv::Backend;
 using fastconv::Normalization;
 using fastconv::Order;
@@ -319,6 +323,190 @@ TEST(WhtThreads, OneAndTwoThreadsAgreeExactly) {
   fastconv::wht(a, {}, Backend::cpu(1));
   fastconv::wht(b, {}, Backend::cpu(2));
   EXPECT_TRUE(a == b);
+}
+
+// --- Accumulation::float64 ------------------------------------------------------------------
+
+/// Every backend this build has a device for: reference, cpu (1 and 2 threads), opencl's variants.
+std::vector<Backend> every_backend() {
+  std::vector<Backend> out = {Backend::reference(), Backend::cpu(1), Backend::cpu(2)};
+  for (const auto& d : fastconv::devices())
+    if (d.backend == "opencl" && d.fp64) {
+      for (const auto& v : Backend::variants_of("opencl")) out.push_back(Backend::opencl(v));
+      break;
+    }
+  return out;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+/// The double transform of `x` widened, each result rounded once to T: computed independently
+/// of the option, by a double plan on a double copy.
+template <class T>
+std::vector<T> double_rounded_once(const std::vector<T>& x, int n, WhtOptions options, const Backend& b,
+                                   std::size_t rows = 1) {
+  std::vector<double> wide(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) wide[i] = static_cast<double>(static_cast<float>(x[i]));
+  WhtPlan<double>(n, {options.order, options.normalization}, b).execute(wide, rows, std::size_t{1} << n);
+  std::vector<T> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = T(wide[i]);
+  return out;
+}
+
+template <class T>
+class WhtAccumulation : public ::testing::Test {};
+using AccumulatedTypes = ::testing::Types<float, fastconv::float16, fastconv::bfloat16>;
+TYPED_TEST_SUITE(WhtAccumulation, AccumulatedTypes);
+
+// Bitwise: the float (or 16-bit) plan with float64 accumulation is the double plan on the
+// widened data, each result rounded once — on every backend, order and normalisation, in batches.
+TYPED_TEST(WhtAccumulation, IsTheDoubleTransformRoundedOnce) {
+  using T = TypeParam;
+  std::mt19937_64 rng(21);
+  for (const Backend& b : every_backend())
+    for (int n : {0, 1, 3, 6, 9, 12})
+      for (Order order : kOrders)
+        for (Normalization norm : kNorms) {
+          const std::size_t rows = n <= 9 ? 3 : 1, size = std::size_t{1} << n;
+          const auto values = oracle::random_vector<float>(rows * size, rng);
+          std::vector<T> x(values.begin(), values.end());
+          if constexpr (!std::is_same_v<T, float>)
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = T(values[i] * 100.0f);  // 16-bit: rounded inputs
+          const WhtOptions options{order, norm, Accumulation::float64};
+          const auto want = double_rounded_once(x, n, options, b, rows);
+          WhtPlan<T>(n, options, b).execute(x, rows, size);
+          ASSERT_TRUE(same_bits(x, want)) << "n=" << n << " order=" << to_string(order)
+                                          << " norm=" << to_string(norm) << " backend=" << b.name() << " "
+                                          << b.variant();
+        }
+}
+
+// Against the O(N²) definition in long double: |ŷ − s·y| ≤ u_T·|s·y| + (n+3)·2^-53·s·‖x‖₁, plus the
+// oracle's own rounding (N·2^-63·s·‖x‖₁) and, for 16-bit types, half the subnormal spacing.
+TYPED_TEST(WhtAccumulation, StaysWithinTheTighterBound) {
+  using T = TypeParam;
+  const long double u_t = std::is_same_v<T, float>               ? 0x1p-24L
+                          : std::is_same_v<T, fastconv::float16> ? 0x1p-11L
+                                                                 : 0x1p-8L;
+  const long double subnormal = std::is_same_v<T, fastconv::float16> ? 0x1p-25L : 0x1p-134L;
+  std::mt19937_64 rng(22);
+  for (int n = 0; n <= 10; ++n)
+    for (Order order : kOrders) {
+      const auto m = oracle::walsh_matrix(n, order);
+      for (Normalization norm : kNorms) {
+        const auto values = oracle::random_vector<float>(std::size_t{1} << n, rng);
+        std::vector<T> x(values.begin(), values.end());
+        std::vector<long double> wide(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) wide[i] = static_cast<float>(x[i]);
+        const auto want = oracle::transform(m, wide);
+        const long double s = scale_of(n, norm), l1 = oracle::l1(wide);
+        WhtPlan<T>(n, {order, norm, Accumulation::float64}, Backend::cpu()).execute(x);
+        for (std::size_t k = 0; k < x.size(); ++k) {
+          const long double exact = want[k] * s;
+          const long double tol = u_t * std::fabs(exact) + (n + 3) * 0x1p-53L * s * l1 +
+                                  std::ldexp(1.0L, n - 63) * s * l1 + subnormal;
+          ASSERT_LE(std::fabs(static_cast<float>(x[k]) - exact), tol)
+              << "n=" << n << " order=" << to_string(order) << " norm=" << to_string(norm) << " k=" << k;
+        }
+      }
+    }
+}
+
+// Integer-valued floats whose transform is exact in double: float64 accumulation gives the exact
+// (int64) result correctly rounded, where the float transform rounds at every stage.
+TEST(WhtAccumulationFloat, IntegerValuedDataAreCorrectlyRounded) {
+  constexpr int n = 20;
+  std::mt19937_64 rng(23);
+  const auto ints = oracle::random_vector<std::int64_t>(std::size_t{1} << n, rng, -(1 << 20), 1 << 20);
+  std::vector<float> x(ints.begin(), ints.end()), native = x;  // |x| ≤ 2^20: exact in float
+  auto exact = ints;
+  fastconv::wht(exact);
+  fastconv::wht(x, {.accumulation = Accumulation::float64});
+  fastconv::wht(native);
+  std::size_t differ = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    ASSERT_EQ(x[k], static_cast<float>(exact[k])) << k;
+    differ += native[k] != x[k];
+  }
+  EXPECT_GT(differ, x.size() / 2) << "the float transform should round |y| up to 2^40 at every stage";
+}
+
+// Double and integer data are computed as before.
+TEST(WhtAccumulationFloat, DoubleAndIntegerDataAreUnaffected) {
+  std::mt19937_64 rng(24);
+  auto d = oracle::random_vector<double>(1 << 12, rng), d_native = d;
+  fastconv::wht(d, {.normalization = Normalization::orthonormal, .accumulation = Accumulation::float64});
+  fastconv::wht(d_native, {.normalization = Normalization::orthonormal});
+  EXPECT_TRUE(same_bits(d, d_native));
+  auto i = oracle::random_vector<std::int32_t>(1 << 12, rng), i_native = i;
+  fastconv::wht(i, {.accumulation = Accumulation::float64});
+  fastconv::wht(i_native);
+  EXPECT_EQ(i, i_native);
+}
+
+// One plan, two threads on different data: the per-call widened copies keep them apart.
+TEST(WhtAccumulationFloat, OnePlanRunsOnSeveralThreads) {
+  std::mt19937_64 rng(25);
+  const WhtPlan<float> plan(16, {.accumulation = Accumulation::float64}, Backend::cpu(1));
+  std::vector<std::vector<float>> data(4), want(4);
+  for (std::size_t t = 0; t < data.size(); ++t) {
+    data[t] = oracle::random_vector<float>(1 << 16, rng);
+    want[t] = data[t];
+    plan.execute(want[t]);
+  }
+  std::vector<std::thread> threads;
+  for (auto& x : data) threads.emplace_back([&plan, &x] { plan.execute(x); });
+  for (auto& t : threads) t.join();
+  for (std::size_t t = 0; t < data.size(); ++t) EXPECT_TRUE(same_bits(data[t], want[t])) << t;
+}
+
+TEST(WhtAccumulationFloat, NamesParseAndPrint) {
+  EXPECT_EQ(fastconv::parse_accumulation("native"), Accumulation::native);
+  EXPECT_EQ(fastconv::parse_accumulation("float64"), Accumulation::float64);
+  EXPECT_EQ(fastconv::parse_accumulation("double"), Accumulation::float64);
+  EXPECT_EQ(fastconv::parse_accumulation("Float64"), std::nullopt);
+  EXPECT_EQ(fastconv::parse_accumulation(""), std::nullopt);
+  EXPECT_EQ(to_string(Accumulation::native), "native");
+  EXPECT_EQ(to_string(Accumulation::float64), "float64");
+  EXPECT_EQ(WhtPlan<float>(3, {.accumulation = Accumulation::float64}).options().accumulation, Accumulation::float64);
+}
+
+// A backend without double precision (an OpenCL device without cl_khr_fp64) refuses the double
+// kernel; the refusal is restated as the option's. Other errors pass unchanged.
+TEST(WhtAccumulationFloat, ABackendWithoutDoublePrecisionIsAnUnsupportedError) {
+  const auto refuse = [] {
+    throw fastconv::Error(fastconv::ErrorCode::unsupported,
+                          "OpenCL device X has no double precision (cl_khr_fp64): use float32, or another device");
+  };
+  try {
+    fastconv::detail::in_double(refuse);
+    FAIL() << "no error";
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::unsupported);
+    EXPECT_STREQ(e.what(), "float64 accumulation needs double precision: OpenCL device X has no double precision "
+                           "(cl_khr_fp64): use float32, or another device");
+  }
+  try {
+    fastconv::detail::in_double([] { throw fastconv::Error(fastconv::ErrorCode::device, "lost"); });
+    FAIL() << "no error";
+  } catch (const fastconv::Error& e) {
+    EXPECT_EQ(e.code(), fastconv::ErrorCode::device);
+    EXPECT_STREQ(e.what(), "lost");
+  }
+  for (const auto& d : fastconv::devices())
+    if (d.backend == "opencl" && !d.fp64) {
+      try {
+        WhtPlan<float>(4, {.accumulation = Accumulation::float64}, Backend::opencl("", d.id));
+        ADD_FAILURE() << d.name << " has no fp64 but made a double plan";
+      } catch (const fastconv::Error& e) {
+        EXPECT_EQ(e.code(), fastconv::ErrorCode::unsupported);
+        EXPECT_EQ(std::string(e.what()).rfind("float64 accumulation needs double precision: OpenCL device ", 0), 0u)
+            << e.what();
+      }
+    }
 }
 
 }  // namespace

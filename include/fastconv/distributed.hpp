@@ -56,7 +56,8 @@ struct Options {
 template <TransformElement T>
 class WhtPlan {
  public:
-  /// Collective. The size of `comm` must be a power of two P ≤ 2^log2n.
+  /// Collective. The size of `comm` must be a power of two P ≤ 2^log2n. Accumulation::float64 on
+  /// float or 16-bit data is an unsupported Error (convert the data to float64 instead).
   WhtPlan(int log2n, MPI_Comm comm, WhtOptions options = {}, Options distributed = {});
   ~WhtPlan();
   WhtPlan(WhtPlan&&) noexcept;

@@ -93,7 +93,8 @@ std::uint64_t available_memory_bytes();
 
 /// The WHT of `input` (float32, float64, int32, int64, float16, bfloat16) into `output`, in the
 /// input's type, as WhtPlan computes it. Needs tiles of at least 2^⌈n/2⌉ words: a smaller
-/// budget is an invalid_argument Error saying how much is needed.
+/// budget is an invalid_argument Error saying how much is needed. Accumulation::float64 on float
+/// or 16-bit data is an unsupported Error (convert the data to float64 instead).
 OutOfCoreReport wht_file(const FileArray& input, const FileOutput& output, WhtOptions options = {},
                          const OutOfCoreOptions& ooc = {});
 

@@ -19,6 +19,15 @@
 // ε₁₆ = 2^-25 or 2^-134 below the normal range. A float16 result beyond ±65504 is ±infinity.
 // Every backend gives its float transform rounded once; the cuda backend's `fast` variant
 // loads and stores the 16-bit values natively, the others convert cache-sized blocks of rows.
+//
+// Accumulation::float64 computes a float (or 16-bit) transform in double: the data are widened
+// exactly, transformed and normalised in double (u₆₄ = 2^-53), and each result is rounded once
+// to the element type: |ŷ[k] − s·y[k]| ≤ u_T·|s·y[k]| + (n+3)·2^-53·s·Σ|x| (u_T = 2^-24 float,
+// 2^-11 float16, 2^-8 bfloat16; plus ε₁₆ below the 16-bit normal range): in effect one rounding
+// of the exact result wherever (n+3)·2^-53·s·Σ|x| is small against u_T·|s·y[k]|. It costs the
+// double transform's time plus a widened copy of cache-sized blocks of rows, and needs a backend
+// with double precision (an OpenCL device without cl_khr_fp64 is an unsupported Error). double
+// and integer data are unaffected.
 #pragma once
 
 #include <concepts>
@@ -49,17 +58,28 @@ enum class Normalization {
   inverse,      ///< 1/N: the inverse of the unnormalised transform
 };
 
+/// The precision a floating-point transform computes in.
+enum class Accumulation {
+  native,   ///< the element type's own (float16 and bfloat16: float) — the default
+  float64,  ///< double, each result rounded once to the element type (float, float16, bfloat16;
+            ///< double and integer data are unaffected)
+};
+
 struct WhtOptions {
   Order order = Order::hadamard;
   Normalization normalization = Normalization::none;
+  Accumulation accumulation = Accumulation::native;
 };
 
 std::string_view to_string(Order order) noexcept;
 std::string_view to_string(Normalization normalization) noexcept;
+std::string_view to_string(Accumulation accumulation) noexcept;
 /// "hadamard"|"natural", "sequency"|"walsh", "paley"|"dyadic".
 std::optional<Order> parse_order(std::string_view name) noexcept;
 /// "none", "orthonormal"|"ortho", "inverse".
 std::optional<Normalization> parse_normalization(std::string_view name) noexcept;
+/// "native", "float64"|"double".
+std::optional<Accumulation> parse_accumulation(std::string_view name) noexcept;
 
 /// log2 of `length` if it is a power of two (1, 2, 4, ...); otherwise an invalid_argument
 /// Error saying `what` has a length that is not a power of two.
@@ -94,7 +114,8 @@ class WhtPlan {
   /// cudaStream_t; nullptr = the legacy default stream) after what is already there, and is
   /// complete when the call returns. Only on the cuda backend (other backends compute on host
   /// memory: an unsupported Error), and only for floating-point types (exact integers check
-  /// their range on the host); 16-bit floats need the `fast` variant and size() ≥ 8.
+  /// their range on the host); 16-bit floats need the `fast` variant and size() ≥ 8; a plan with
+  /// Accumulation::float64 for float or 16-bit data is an unsupported Error (it widens on the host).
   void execute_device(T* device_data, std::size_t rows, std::size_t row_stride, void* stream = nullptr) const
     requires(!std::integral<T>);
 

@@ -9,7 +9,8 @@ integer or bool inputs are converted to int64 and other floating-point ones to f
 CUDA arrays are computed by the cuda backend on their own device and stream, without a copy
 through the host. ``wht(x, out=x)`` transforms a NumPy array in place. Integers are exact: a
 result that does not fit its type raises IntegerOverflowError. The GIL is released while the
-library computes.
+library computes. ``accumulate="float64"`` computes float32 (and float16/bfloat16) data in
+float64 and rounds each result once (host arrays; see docs/accuracy.md).
 
 Errors: every failure the library reports is a ``fastconv.Error``; its subclasses
 InvalidArgumentError, FileError, UnsupportedError and IntegerOverflowError are also
@@ -140,6 +141,7 @@ def wht(
     axis: int = -1,
     backend: BackendLike = "auto",
     out: Optional[np.ndarray] = None,
+    accumulate: str = "native",
 ) -> Any:
     """Walsh–Hadamard transform of x along `axis` (every other axis is a batch).
 
@@ -157,16 +159,24 @@ def wht(
     out=x)`` on a C-contiguous x transformed along its last axis works in place without any
     copy. Integer results are exact (IntegerOverflowError if one does not fit; the data are
     then left untouched).
+
+    `accumulate`: "native" (float32 computed in float32, float16 and bfloat16 in float32) or
+    "float64": float32, float16 and bfloat16 data are computed in float64 and each result is
+    rounded once to the input's dtype (error about one rounding of the exact result instead of
+    up to log2(N) roundings; float64 and integer data are unaffected). float64 accumulation
+    runs on host arrays only (a CUDA tensor with it is an UnsupportedError).
     """
     framework = _arrays.framework_of(x)
     if framework is not None:
         if out is not None:
             raise InvalidArgumentError("out= takes NumPy arrays; the result for a tensor is a new tensor")
-        return _wht_tensor(framework, x, order, normalize, axis, backend)
-    return _arrays.like_input(_wht_numpy(_arrays.to_numpy(x), order, normalize, axis, backend, out), x)
+        return _wht_tensor(framework, x, order, normalize, axis, backend, accumulate)
+    return _arrays.like_input(_wht_numpy(_arrays.to_numpy(x), order, normalize, axis, backend, out, accumulate), x)
 
 
-def _wht_tensor(framework: _arrays.Framework, x: Any, order: str, normalize: str, axis: int, backend: BackendLike) -> Any:
+def _wht_tensor(
+    framework: _arrays.Framework, x: Any, order: str, normalize: str, axis: int, backend: BackendLike, accumulate: str
+) -> Any:
     """The WHT of a PyTorch tensor or CuPy array, in place in one contiguous copy made by its own
     framework (on the host or its CUDA device)."""
     name = _supported(framework.dtype_name(x), _WHT_TYPES)
@@ -178,25 +188,32 @@ def _wht_tensor(framework: _arrays.Framework, x: Any, order: str, normalize: str
         _check_row_length(work.shape[-1])
     else:
         transform = getattr(_fastconv, "_wht_" + name)
-        transform(work.reshape(-1, work.shape[-1]), order, normalize, backend, framework.stream(x))
+        transform(work.reshape(-1, work.shape[-1]), order, normalize, accumulate, backend, framework.stream(x))
     return framework.moved_back(work, axis)
 
 
 def _wht_numpy(
-    a: np.ndarray, order: str, normalize: str, axis: int, backend: BackendLike, out: Optional[np.ndarray]
+    a: np.ndarray,
+    order: str,
+    normalize: str,
+    axis: int,
+    backend: BackendLike,
+    out: Optional[np.ndarray],
+    accumulate: str,
 ) -> np.ndarray:
     a = _coerce(a, _WHT_TYPES)
     axis = _check_axis(a.ndim, axis)
     if a.dtype.name == "bfloat16":  # ml_dtypes' type: NumPy exports no DLPack for it, so its bits go
 
         def run(rows: np.ndarray) -> None:
-            _fastconv._wht_bfloat16_bits(rows.reshape(-1, rows.shape[-1]).view(np.uint16), order, normalize, backend)
+            bits = rows.reshape(-1, rows.shape[-1]).view(np.uint16)
+            _fastconv._wht_bfloat16_bits(bits, order, normalize, accumulate, backend)
 
     else:
         transform = getattr(_fastconv, "_wht_" + a.dtype.name)
 
         def run(rows: np.ndarray) -> None:
-            transform(rows.reshape(-1, rows.shape[-1]), order, normalize, backend)
+            transform(rows.reshape(-1, rows.shape[-1]), order, normalize, accumulate, backend)
 
     if out is not None:
         if not isinstance(out, np.ndarray) or not out.flags.writeable:
@@ -213,7 +230,7 @@ def _wht_numpy(
                 run(work)
                 out[...] = work
             return out
-        out[...] = _wht_numpy(a, order, normalize, axis, backend, None)
+        out[...] = _wht_numpy(a, order, normalize, axis, backend, None, accumulate)
         return out
     work = np.array(np.moveaxis(a, axis, -1), order="C", copy=True)
     if work.size:
@@ -223,16 +240,20 @@ def _wht_numpy(
     return np.ascontiguousarray(np.moveaxis(work, -1, axis))
 
 
-def _dyadic(operation: str, operands: list, names: tuple, backend: BackendLike) -> Any:
+def _dyadic(operation: str, operands: list, names: tuple, backend: BackendLike, accumulate: str) -> Any:
     """Runs _fastconv's `operation` (convolve, autocorrelate, deconvolve) on 1-D operands of
     one kind: CUDA tensors on their device, everything else on the host."""
     framework = _arrays.framework_of(operands[0])
     if any(_arrays.framework_of(o) is not framework for o in operands):
         raise InvalidArgumentError("the operands must be arrays of the same kind (all NumPy, all PyTorch, ...)")
     if framework is not None and framework.is_cuda(operands[0]):
+        if _fastconv._accumulation(accumulate) != "native":
+            raise UnsupportedError(
+                'accumulate="float64" computes on the host: move the CUDA arrays to the host, or use float64 arrays'
+            )
         return _dyadic_cuda(framework, operation, operands, names, backend)
     arrays = _common(*(_vector(o, n) for o, n in zip(operands, names)))
-    result = getattr(_fastconv, f"_{operation}_{arrays[0].dtype.name}")(*arrays, backend)
+    result = getattr(_fastconv, f"_{operation}_{arrays[0].dtype.name}")(*arrays, accumulate, backend)
     if framework is not None:
         return framework.from_numpy(result, operands[0])
     return _arrays.like_input(result, operands[0])
@@ -259,34 +280,36 @@ def _dyadic_cuda(framework: _arrays.Framework, operation: str, operands: list, n
     return out
 
 
-def dyadic_convolve(f: Any, g: Any, backend: BackendLike = "auto") -> Any:
+def dyadic_convolve(f: Any, g: Any, backend: BackendLike = "auto", accumulate: str = "native") -> Any:
     """Dyadic (XOR) convolution C(t) = sum_x f(x) g(x xor t), of length max(len(f), len(g)).
 
     Lengths must be powers of two; the shorter operand is zero-padded. Both operands are
     brought to their common dtype (NumPy's or PyTorch's promotion rules). Integers are exact.
-    CUDA tensors (float32, float64) are computed on their device.
+    CUDA tensors (float32, float64) are computed on their device. `accumulate="float64"`
+    computes float32 operands in float64 and rounds each result once (host arrays only).
     """
-    return _dyadic("convolve", [f, g], ("f", "g"), backend)
+    return _dyadic("convolve", [f, g], ("f", "g"), backend, accumulate)
 
 
-def dyadic_correlate(f: Any, g: Any, backend: BackendLike = "auto") -> Any:
+def dyadic_correlate(f: Any, g: Any, backend: BackendLike = "auto", accumulate: str = "native") -> Any:
     """Dyadic correlation sum_x f(x) g(x xor t): on the dyadic group the very same sum as
     dyadic_convolve (xor is its own inverse)."""
-    return dyadic_convolve(f, g, backend)
+    return dyadic_convolve(f, g, backend, accumulate)
 
 
-def dyadic_autocorrelate(f: Any, backend: BackendLike = "auto") -> Any:
-    """Dyadic autocorrelation R(t) = sum_x f(x) f(x xor t)."""
-    return _dyadic("autocorrelate", [f], ("f",), backend)
+def dyadic_autocorrelate(f: Any, backend: BackendLike = "auto", accumulate: str = "native") -> Any:
+    """Dyadic autocorrelation R(t) = sum_x f(x) f(x xor t); `accumulate` as in dyadic_convolve."""
+    return _dyadic("autocorrelate", [f], ("f",), backend, accumulate)
 
 
-def dyadic_deconvolve(y: Any, h: Any, backend: BackendLike = "auto") -> Any:
+def dyadic_deconvolve(y: Any, h: Any, backend: BackendLike = "auto", accumulate: str = "native") -> Any:
     """System identification: the f with dyadic_convolve(f, h) == y.
 
     InvalidArgumentError if h's Walsh spectrum has a (numerically) zero coefficient, or, for
     integer inputs, if the exact result is not an integer (use floating point then).
+    `accumulate` as in dyadic_convolve.
     """
-    return _dyadic("deconvolve", [y, h], ("y", "h"), backend)
+    return _dyadic("deconvolve", [y, h], ("y", "h"), backend, accumulate)
 
 
 class DyadicSystem:
@@ -296,9 +319,11 @@ class DyadicSystem:
 
     A CUDA tensor h makes a system on the cuda backend of h's device (h is read once, to the
     host, to build the spectrum); its apply() takes CUDA tensors and computes on the device.
+    `accumulate="float64"` makes a float32 system compute in float64 (its spectrum too) and
+    round each result once; such a system applies to host arrays only.
     """
 
-    def __init__(self, h: Any, backend: BackendLike = "auto") -> None:
+    def __init__(self, h: Any, backend: BackendLike = "auto", accumulate: str = "native") -> None:
         framework = _arrays.framework_of(h)
         if framework is not None and framework.is_cuda(h):
             if backend == "auto":
@@ -306,7 +331,7 @@ class DyadicSystem:
             h = framework.to_host(h)
         (h,) = _common(_vector(h, "h"))
         self.dtype: np.dtype = h.dtype
-        self._system = getattr(_fastconv, "_DyadicSystem_" + h.dtype.name)(h, backend)
+        self._system = getattr(_fastconv, "_DyadicSystem_" + h.dtype.name)(h, accumulate, backend)
 
     @property
     def backend(self) -> Backend:

@@ -4,12 +4,15 @@
 // Integers: the operands go into the ring Z/2^64 (or Z/2^128 when a bound on the result
 // requires it), where the kernel computes N·C exactly; the front end divides by N with an
 // arithmetic shift and checks that every value fits the element type.
+// Accumulation::float64 on float data: the double operation on widened copies, each result
+// rounded once to float.
 #include "fastconv/dyadic.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "core/accumulation.hpp"
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
 #include "core/memory.hpp"
@@ -70,6 +73,24 @@ void apply_words(const BackendImpl& b, const DyadicKernel* same_size, const Spec
   }
 }
 
+/// Float data with Accumulation::float64: computed in double (widened(), round_into()).
+template <class T>
+bool in_double_precision(const DyadicOptions& options) {
+  return accumulates_in_double<T> && options.accumulation == Accumulation::float64;
+}
+
+/// `values` converted exactly to double.
+template <class T>
+std::vector<double> widened(std::span<const T> values) {
+  return {values.begin(), values.end()};
+}
+
+/// Each double of `wide` rounded once to T, into `out` (as many elements).
+template <class T>
+void round_into(const std::vector<double>& wide, std::span<T> out) {
+  for (std::size_t i = 0; i < wide.size(); ++i) out[i] = static_cast<T>(wide[i]);
+}
+
 /// `out` must hold `size` elements.
 template <class T>
 void check_output(std::span<T> out, std::size_t size, std::string_view op) {
@@ -97,11 +118,17 @@ void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const 
 }
 
 template <Element T>
-void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, const Backend& backend) {
+void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, const DyadicOptions& options,
+              const Backend& backend) {
   const int log2n = std::max(log2_exact(f.size(), "convolve: f"), log2_exact(g.size(), "convolve: g"));
   check_output(out, std::size_t{1} << log2n, "convolve");
   const auto& b = backend.impl();
-  if constexpr (std::is_floating_point_v<T>) {
+  if (in_double_precision<T>(options)) {
+    const auto fd = widened(f), gd = widened(g);  // both read before out (which may be f or g) is written
+    std::vector<double> result(out.size());
+    in_double([&] { convolve<double>(fd, gd, std::span(result), {}, backend); });
+    round_into(result, out);
+  } else if constexpr (std::is_floating_point_v<T>) {
     convolve_words<T>(b, f, g, out.data());
   } else {
     const auto ring = [&]<class W>() {
@@ -120,12 +147,16 @@ void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, cons
 }
 
 template <Element T>
-void autocorrelate(std::span<const T> f, std::span<T> out, const Backend& backend) {
+void autocorrelate(std::span<const T> f, std::span<T> out, const DyadicOptions& options, const Backend& backend) {
   const int log2n = log2_exact(f.size(), "autocorrelate: f");
   check_output(out, f.size(), "autocorrelate");
   const auto& b = backend.impl();
   const double scale = std::ldexp(1.0, -log2n);
-  if constexpr (std::is_floating_point_v<T>) {
+  if (in_double_precision<T>(options)) {
+    auto wide = widened(f);
+    in_double([&] { autocorrelate<double>(wide, std::span(wide), {}, backend); });
+    round_into(wide, out);
+  } else if constexpr (std::is_floating_point_v<T>) {
     b.make_dyadic(log2n, word_of<T>)->autocorrelate(f.data(), out.data(), scale);
   } else {
     const auto ring = [&]<class W>() {
@@ -182,11 +213,17 @@ std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int 
 }  // namespace
 
 template <Element T>
-std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const Backend& backend) {
+std::vector<T> deconvolve(std::span<const T> y, std::span<const T> h, const DyadicOptions& options,
+                          const Backend& backend) {
   const int log2y = log2_exact(y.size(), "deconvolve: y"), log2h = log2_exact(h.size(), "deconvolve: h");
   const int log2n = std::max(log2y, log2h);
   const auto& b = backend.impl();
-  if constexpr (std::is_floating_point_v<T>) {
+  if (in_double_precision<T>(options)) {
+    const auto result = in_double([&] { return deconvolve<double>(widened(y), widened(h), {}, backend); });
+    std::vector<T> out(result.size());
+    round_into(result, std::span(out));
+    return out;
+  } else if constexpr (std::is_floating_point_v<T>) {
     const auto h_kernel = b.make_dyadic(log2h, word_of<T>);
     const auto spectrum = h_kernel->spectrum(h.data());
     spectrum->zero_threshold = zero_threshold(h.data(), log2h);
@@ -244,10 +281,11 @@ void deconvolve_device(DeviceArray<const T> y, DeviceArray<const T> h, DeviceArr
       .run_device(DyadicOp::deconvolve, spectrum.get(), y.data, y.size, out.data, std::ldexp(1.0, -log2n), stream);
 }
 
-#define FASTCONV_INSTANTIATE(T)                                                                   \
-  template void convolve<T>(std::span<const T>, std::span<const T>, std::span<T>, const Backend&);  \
-  template void autocorrelate<T>(std::span<const T>, std::span<T>, const Backend&);                \
-  template std::vector<T> deconvolve<T>(std::span<const T>, std::span<const T>, const Backend&);
+#define FASTCONV_INSTANTIATE(T)                                                                                 \
+  template void convolve<T>(std::span<const T>, std::span<const T>, std::span<T>, const DyadicOptions&,           \
+                            const Backend&);                                                                      \
+  template void autocorrelate<T>(std::span<const T>, std::span<T>, const DyadicOptions&, const Backend&);          \
+  template std::vector<T> deconvolve<T>(std::span<const T>, std::span<const T>, const DyadicOptions&, const Backend&);
 FASTCONV_INSTANTIATE(float)
 FASTCONV_INSTANTIATE(double)
 FASTCONV_INSTANTIATE(std::int32_t)
@@ -275,13 +313,15 @@ template <Element T>
 struct DyadicSystem<T>::Impl {
   using Word = std::conditional_t<std::is_floating_point_v<T>, T, std::uint64_t>;
 
-  explicit Impl(Backend b) : backend(std::move(b)) {}
+  Impl(DyadicOptions o, Backend b) : options(o), backend(std::move(b)) {}
 
+  DyadicOptions options;
   Backend backend;
   std::vector<T> h;  // integers: kept for the bound and the rare 128-bit path
   int log2h = 0;
   std::unique_ptr<detail::DyadicKernel> kernel;  // at h's size
   std::unique_ptr<detail::Spectrum> spectrum;    // W·h (integers: in Z/2^64)
+  std::unique_ptr<DyadicSystem<double>> wide;    // float with Accumulation::float64: instead of the two above
 
   void apply(std::span<const T> x, std::span<T> out) const {
     const int log2x = log2_exact(x.size(), "DyadicSystem::apply: input");
@@ -290,7 +330,11 @@ struct DyadicSystem<T>::Impl {
     detail::check_output(out, size, "DyadicSystem::apply");
     const auto& b = backend.impl();
     const auto* same = log2n == log2h ? kernel.get() : nullptr;
-    if constexpr (std::is_floating_point_v<T>) {
+    if (wide) {
+      std::vector<double> result(size);
+      wide->apply(detail::widened(x), std::span(result));
+      detail::round_into(result, out);
+    } else if constexpr (std::is_floating_point_v<T>) {
       if (x.size() == size) {
         detail::apply_words(b, same, *spectrum, log2n, x.data(), out.data());
       } else {  // zero-pad the input in the output buffer
@@ -308,7 +352,7 @@ struct DyadicSystem<T>::Impl {
           break;
         }
         case detail::Ring::u128:  // rare: recompute the spectrum in the wide ring
-          detail::convolve(x, hs, out, backend);
+          detail::convolve(x, hs, out, options, backend);
           break;
         case detail::Ring::none: detail::throw_too_wide("dyadic convolution", detail::type_name<T>(), bound, log2n);
       }
@@ -318,8 +362,18 @@ struct DyadicSystem<T>::Impl {
 
 template <Element T>
 DyadicSystem<T>::DyadicSystem(std::span<const T> impulse_response, Backend backend)
-    : impl_(std::make_unique<Impl>(std::move(backend))) {
+    : DyadicSystem(impulse_response, DyadicOptions{}, std::move(backend)) {}
+
+template <Element T>
+DyadicSystem<T>::DyadicSystem(std::span<const T> impulse_response, DyadicOptions options, Backend backend)
+    : impl_(std::make_unique<Impl>(options, std::move(backend))) {
   impl_->log2h = log2_exact(impulse_response.size(), "DyadicSystem: impulse response");
+  if (detail::in_double_precision<T>(options)) {
+    impl_->wide = detail::in_double([&] {
+      return std::make_unique<DyadicSystem<double>>(detail::widened(impulse_response), DyadicOptions{}, impl_->backend);
+    });
+    return;
+  }
   impl_->kernel = impl_->backend.impl().make_dyadic(impl_->log2h, detail::word_of<typename Impl::Word>);
   impl_->spectrum = detail::spectrum_of<typename Impl::Word>(*impl_->kernel, impulse_response);
   if constexpr (!std::is_floating_point_v<T>) impl_->h.assign(impulse_response.begin(), impulse_response.end());
@@ -349,6 +403,9 @@ void DyadicSystem<T>::apply_device(DeviceArray<const T> input, DeviceArray<T> ou
   requires std::floating_point<T>
 {
   detail::require_device_backend(impl_->backend.name(), "DyadicSystem::apply");
+  if (impl_->wide)
+    throw Error(ErrorCode::unsupported, "DyadicSystem::apply: a system with float64 accumulation widens the data on "
+                                        "the host: device arrays take Accumulation::native");
   const int log2n = std::max(impl_->log2h, log2_exact(input.size, "DyadicSystem::apply: input"));
   detail::check_output(std::span(output.data, output.size), std::size_t{1} << log2n, "DyadicSystem::apply");
   const auto other = log2n == impl_->log2h ? nullptr : impl_->backend.impl().make_dyadic(log2n, detail::word_of<T>);
@@ -360,6 +417,11 @@ void DyadicSystem<T>::apply_device(DeviceArray<const T> input, DeviceArray<T> ou
 template <Element T>
 std::size_t DyadicSystem<T>::size() const noexcept {
   return std::size_t{1} << impl_->log2h;
+}
+
+template <Element T>
+const DyadicOptions& DyadicSystem<T>::options() const noexcept {
+  return impl_->options;
 }
 
 template <Element T>

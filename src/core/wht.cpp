@@ -3,7 +3,9 @@
 #include <cmath>
 #include <vector>
 
+#include "core/accumulation.hpp"
 #include "core/backend_impl.hpp"
+#include "core/converting_wht.hpp"
 #include "core/exact.hpp"
 #include "core/memory.hpp"
 #include "core/normalization.hpp"
@@ -29,6 +31,14 @@ std::string_view to_string(Normalization normalization) noexcept {
   return "?";
 }
 
+std::string_view to_string(Accumulation accumulation) noexcept {
+  switch (accumulation) {
+    case Accumulation::native: return "native";
+    case Accumulation::float64: return "float64";
+  }
+  return "?";
+}
+
 std::optional<Order> parse_order(std::string_view name) noexcept {
   if (name == "hadamard" || name == "natural") return Order::hadamard;
   if (name == "sequency" || name == "walsh") return Order::sequency;
@@ -40,6 +50,12 @@ std::optional<Normalization> parse_normalization(std::string_view name) noexcept
   if (name == "none") return Normalization::none;
   if (name == "orthonormal" || name == "ortho") return Normalization::orthonormal;
   if (name == "inverse") return Normalization::inverse;
+  return std::nullopt;
+}
+
+std::optional<Accumulation> parse_accumulation(std::string_view name) noexcept {
+  if (name == "native") return Accumulation::native;
+  if (name == "float64" || name == "double") return Accumulation::float64;
   return std::nullopt;
 }
 
@@ -69,6 +85,15 @@ void check_batch(std::size_t span_size, std::size_t rows, std::size_t stride, st
                     " elements given");
 }
 
+/// The kernel of a float or 16-bit plan with Accumulation::float64: the backend's double kernel
+/// on widened copies of blocks of rows, each result rounded once to T.
+template <class T>
+std::unique_ptr<detail::WhtKernel> make_accumulating_wht(const detail::BackendImpl& backend, int log2n, Order order) {
+  return std::make_unique<detail::ConvertingWht<T, double>>(
+      detail::in_double([&] { return backend.make_wht(log2n, detail::Word::f64, order); }), log2n,
+      "float64 accumulation widens the data on the host: device arrays take Accumulation::native");
+}
+
 }  // namespace
 
 template <TransformElement T>
@@ -76,8 +101,9 @@ struct WhtPlan<T>::Impl {
   int log2n;
   WhtOptions options;
   Backend backend;
-  std::unique_ptr<detail::WhtKernel> kernel;  // floats: T itself (16-bit: computed in float);
-                                              // integers: the ring of T's width
+  std::unique_ptr<detail::WhtKernel> kernel;  // floats: T itself (16-bit: computed in float), or
+                                              // double (Accumulation::float64); integers: the
+                                              // ring of T's width
   std::unique_ptr<detail::WhtKernel> wide;    // integers: a ring wide enough for any result
                                               // (uint64 for int32 up to 2^31 points, else uint128)
 
@@ -142,6 +168,12 @@ WhtPlan<T>::WhtPlan(int log2n, WhtOptions options, Backend backend)
     throw Error(ErrorCode::invalid_argument,
                 "WHT size 2^" + std::to_string(log2n) + " is outside 2^0 … 2^" + std::to_string(kMaxLog2));
   const auto& b = impl_->backend.impl();
+  if constexpr (detail::accumulates_in_double<T>) {
+    if (options.accumulation == Accumulation::float64) {
+      impl_->kernel = make_accumulating_wht<T>(b, log2n, options.order);
+      return;
+    }
+  }
   if constexpr (HalfFloat<T>) {
     impl_->kernel = detail::make_wht16(b, log2n, detail::word16_of<T>, options.order);
   } else if constexpr (std::is_floating_point_v<T>) {

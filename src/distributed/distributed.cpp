@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/accumulation.hpp"
 #include "core/backend_impl.hpp"
 #include "core/exact.hpp"
 #include "core/normalization.hpp"
@@ -290,6 +291,9 @@ WhtPlan<T>::WhtPlan(int log2n, MPI_Comm comm, WhtOptions options, Options distri
       throw Error(ErrorCode::invalid_argument, "distributed WHT of 2^" + std::to_string(log2n) + " points over " +
                                                    std::to_string(ranks.size) + " ranks: the size must be 2^" +
                                                    std::to_string(ranks.log2p) + " … 2^48");
+    if (core::accumulates_in_double<T> && options.accumulation == Accumulation::float64)
+      throw Error(ErrorCode::unsupported, "distributed WHT: float64 accumulation is not supported (the blocks are "
+                                          "transformed in their own type): convert the data to float64 instead");
     using Word = typename detail::WordOf<T>::type;
     impl_->geometry = detail::geometry_of(ranks, log2n, sizeof(Word), detail::Operation::wht, distributed);
     // One rank: the local kernel is the whole transform and computes the order itself.

@@ -1,5 +1,6 @@
 // The out-of-core WHT (fastconv/out_of_core.hpp): two passes, or a third when an integer result
 // needs a wider ring than the element's own.
+#include "core/accumulation.hpp"
 #include "core/normalization.hpp"
 #include "outofcore/engine.hpp"
 
@@ -93,6 +94,9 @@ OutOfCoreReport wht_of(const FileArray& input, const FileOutput& target, WhtOpti
                        const OutOfCoreOptions& ooc) {
   const int n = log2_exact(input.count, input.path.string() + ": the array");
   if constexpr (std::is_integral_v<T>) require_exact_normalization<T>(n, options.normalization);
+  if (accumulates_in_double<T> && options.accumulation == Accumulation::float64)
+    throw Error(ErrorCode::unsupported, "out-of-core WHT: float64 accumulation is not supported (the tiles are "
+                                        "transformed in the file's own type): convert the data to float64 instead");
   const InputFile file(input.path);
   require_values(file, input);
   Meter meter(ooc, 2);

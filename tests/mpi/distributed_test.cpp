@@ -239,6 +239,23 @@ TEST(DistributedErrors, RanksThatDisagreeOnThePlanAreAnErrorOnEveryRank) {
   }
 }
 
+// float64 accumulation is an in-memory option: an unsupported Error on every rank for float data;
+// double data are unaffected by it.
+TEST(DistributedErrors, Float64AccumulationOfFloatDataIsUnsupported) {
+  const WhtOptions wide{.accumulation = Accumulation::float64};
+  try {
+    WhtPlan<float> plan(12, MPI_COMM_WORLD, wide);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::unsupported);
+    const std::string message = "distributed WHT: float64 accumulation is not supported (the blocks are transformed in "
+                                "their own type): convert the data to float64 instead";  // then " (rank r)" on several
+    EXPECT_EQ(std::string(e.what()).rfind(message, 0), 0u) << e.what();
+  }
+  EXPECT_THROW(WhtPlan<bfloat16>(12, MPI_COMM_WORLD, wide), Error);
+  EXPECT_NO_THROW(WhtPlan<double>(12, MPI_COMM_WORLD, wide));
+}
+
 TEST(DistributedWhtExact, AnOverflowNamesAnOutputIndexOfItsOrder) {
   // x = (2^30, −2^30, 0, ...): the WHT is 2^31 (outside int32) at the odd natural indices, which
   // are outputs N/2 … in Paley and sequency order. One rank gives the single-process message;

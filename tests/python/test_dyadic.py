@@ -76,3 +76,50 @@ def test_errors():
         fastconv.dyadic_convolve(np.ones((2, 2)), np.ones(4))
     with pytest.raises(fastconv.IntegerOverflowError):
         fastconv.dyadic_convolve(np.full(4, 2**20, np.int32), np.full(4, 2**20, np.int32))
+
+
+# --- accumulate="float64": float32 operations computed in float64, each result rounded once -------
+
+
+def bits(a):
+    return np.asarray(a, np.float32).view(np.uint32)
+
+
+def test_float64_accumulation_is_the_float64_result_rounded_once():
+    rng = np.random.default_rng(40)
+    f, g = rng.standard_normal(256).astype(np.float32), rng.standard_normal(32).astype(np.float32)
+    f64, g64 = f.astype(np.float64), g.astype(np.float64)
+    c = fastconv.dyadic_convolve(f, g, accumulate="float64")
+    assert c.dtype == np.float32
+    np.testing.assert_array_equal(bits(c), bits(fastconv.dyadic_convolve(f64, g64).astype(np.float32)))
+    np.testing.assert_array_equal(bits(fastconv.dyadic_correlate(f, g, accumulate="float64")), bits(c))
+    system = fastconv.DyadicSystem(g, accumulate="float64")
+    np.testing.assert_array_equal(bits(system.apply(f)), bits(c))
+    r = fastconv.dyadic_autocorrelate(f, accumulate="float64")
+    np.testing.assert_array_equal(bits(r), bits(fastconv.dyadic_autocorrelate(f64).astype(np.float32)))
+    h = g.copy()
+    h[0] += 40  # every Walsh coefficient far from zero
+    y = fastconv.dyadic_convolve(f, h)
+    d = fastconv.dyadic_deconvolve(y, h, accumulate="float64")
+    expected = fastconv.dyadic_deconvolve(y.astype(np.float64), h.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(bits(d), bits(expected))
+
+
+def test_float64_accumulation_against_the_exact_convolution():
+    rng = np.random.default_rng(41)
+    f, g = rng.integers(-1000, 1000, 4096), rng.integers(-1000, 1000, 4096)
+    exact = fastconv.dyadic_convolve(f, g).astype(np.float64)  # int64: exact
+    c = fastconv.dyadic_convolve(f.astype(np.float32), g.astype(np.float32), accumulate="float64")
+    n = 12
+    bound = 2.0**-24 * np.abs(exact) + (3 * n + 2) * 2.0**-53 * np.linalg.norm(f) * np.linalg.norm(g)
+    assert np.all(np.abs(c.astype(np.float64) - exact) <= bound)
+
+
+def test_accumulate_errors():
+    with pytest.raises(fastconv.InvalidArgumentError) as info:
+        fastconv.dyadic_convolve(np.ones(4, np.float32), np.ones(4, np.float32), accumulate="quad")
+    assert str(info.value) == "unknown accumulation 'quad': use native or float64"
+    with pytest.raises(fastconv.InvalidArgumentError, match="unknown accumulation 'x'"):
+        fastconv.DyadicSystem(np.ones(4), accumulate="x")
+    with pytest.raises(fastconv.InvalidArgumentError, match="unknown accumulation 'f8'"):
+        fastconv.dyadic_autocorrelate(np.ones(4), accumulate="f8")

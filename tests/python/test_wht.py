@@ -198,3 +198,51 @@ def test_backends_and_devices():
     assert fastconv.Backend("reference").name == "reference"
     assert "textbook" in fastconv.variants("reference")
     assert fastconv.__version__ == "0.1.0"
+
+
+# --- accumulate="float64": float data computed in float64, each result rounded once ---------------
+
+
+@pytest.mark.parametrize("normalize", ["none", "orthonormal", "inverse"])
+@pytest.mark.parametrize("order", ["hadamard", "sequency", "paley"])
+def test_float64_accumulation_is_the_float64_transform_rounded_once(order, normalize):
+    x = np.random.default_rng(30).standard_normal((3, 512)).astype(np.float32)
+    y = fastconv.wht(x, order=order, normalize=normalize, accumulate="float64")
+    assert y.dtype == np.float32
+    # An independent double computation: the float64 transform of the widened data, rounded once.
+    expected = fastconv.wht(x.astype(np.float64), order=order, normalize=normalize).astype(np.float32)
+    np.testing.assert_array_equal(y.view(np.uint32), expected.view(np.uint32))
+    np.testing.assert_array_equal(fastconv.wht(x, order=order, normalize=normalize, accumulate="double"), y)
+
+
+def test_float64_accumulation_of_integer_valued_floats_is_correctly_rounded():
+    x = np.random.default_rng(31).integers(-(2**20), 2**20, 2**14)
+    exact = fastconv.wht(x)  # int64: exact
+    y = fastconv.wht(x.astype(np.float32), accumulate="float64")
+    np.testing.assert_array_equal(y, exact.astype(np.float32))
+    assert np.count_nonzero(fastconv.wht(x.astype(np.float32)) != y) > 0  # float rounds at every stage
+
+
+def test_float64_accumulation_of_float16_and_in_place():
+    x = np.random.default_rng(32).standard_normal((2, 256)).astype(np.float16)
+    expected = fastconv.wht(x.astype(np.float64), normalize="orthonormal").astype(np.float16)
+    y = fastconv.wht(x, normalize="orthonormal", accumulate="float64")
+    assert y.dtype == np.float16
+    np.testing.assert_array_equal(y.view(np.uint16), expected.view(np.uint16))
+    fastconv.wht(x, normalize="orthonormal", accumulate="float64", out=x)
+    np.testing.assert_array_equal(x.view(np.uint16), expected.view(np.uint16))
+
+
+def test_float64_accumulation_leaves_float64_and_integers_unchanged():
+    x = np.random.default_rng(33).standard_normal(1024)
+    np.testing.assert_array_equal(fastconv.wht(x, accumulate="float64"), fastconv.wht(x))
+    i = np.arange(-512, 512, dtype=np.int32)
+    np.testing.assert_array_equal(fastconv.wht(i, accumulate="float64"), fastconv.wht(i))
+
+
+def test_accumulate_errors():
+    with pytest.raises(fastconv.InvalidArgumentError) as info:
+        fastconv.wht(np.zeros(4, np.float32), accumulate="float128")
+    assert str(info.value) == "unknown accumulation 'float128': use native or float64"
+    with pytest.raises(fastconv.InvalidArgumentError, match="unknown accumulation 'Float64'"):
+        fastconv.wht(np.zeros(4), accumulate="Float64")

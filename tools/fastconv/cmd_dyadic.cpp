@@ -10,6 +10,7 @@ enum class Op { conv, autocorr, deconv };
 struct DyadicArgs {
   Op op = Op::conv;
   std::string first, second, output = "-";
+  std::string accumulate = "native";
   ComputeOptions compute;
   DistributedArgs distributed;
   OutOfCoreArgs out_of_core;  ///< conv and autocorr only
@@ -43,7 +44,7 @@ io::Array map_rows(const io::Array& x, PerRow&& per_row) {
   return io::make_array(std::move(out), x.rows, cols, x.two_d);
 }
 
-int run_dyadic_in_memory(const DyadicArgs& args) {
+int run_dyadic_in_memory(const DyadicArgs& args, const DyadicOptions& options) {
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
@@ -63,13 +64,13 @@ int run_dyadic_in_memory(const DyadicArgs& args) {
   const io::Array result = with_type(type, [&]<class T>() {
     switch (args.op) {
       case Op::conv: {
-        const DyadicSystem<T> system(k.values<T>(), backend);
+        const DyadicSystem<T> system(k.values<T>(), options, backend);
         return map_rows<T>(x, [&](std::span<const T> row) { return system.apply(row); });
       }
       case Op::autocorr:
-        return map_rows<T>(x, [&](std::span<const T> row) { return autocorrelate(row, backend); });
+        return map_rows<T>(x, [&](std::span<const T> row) { return autocorrelate(row, options, backend); });
       case Op::deconv:
-        return map_rows<T>(x, [&](std::span<const T> row) { return deconvolve(row, k.values<T>(), backend); });
+        return map_rows<T>(x, [&](std::span<const T> row) { return deconvolve(row, k.values<T>(), options, backend); });
     }
     return io::Array{};
   });
@@ -80,19 +81,22 @@ int run_dyadic_in_memory(const DyadicArgs& args) {
 int run_dyadic(const DyadicArgs& args) {
   if (args.distributed.enabled && args.out_of_core.enabled)
     usage_error("--distributed and --out-of-core are alternatives: give one");
+  const char* mode = args.distributed.enabled ? "--distributed" : args.out_of_core.enabled ? "--out-of-core" : nullptr;
+  const DyadicOptions options{.accumulation = parse_accumulate(args.accumulate, mode)};
   if (args.distributed.enabled)
     return run_dyadic_distributed(args.distributed, args.first, args.op == Op::conv ? &args.second : nullptr,
                                   args.output, args.compute);
   if (args.out_of_core.enabled)
     return run_dyadic_out_of_core(args.first, args.op == Op::conv ? &args.second : nullptr, args.output, args.compute,
                                   args.out_of_core);
-  if (args.op == Op::deconv) return run_dyadic_in_memory(args);
-  return suggesting_out_of_core([&] { return run_dyadic_in_memory(args); });
+  if (args.op == Op::deconv) return run_dyadic_in_memory(args, options);
+  return suggesting_out_of_core([&] { return run_dyadic_in_memory(args, options); });
 }
 
 void add_common(CLI::App* cmd, const std::shared_ptr<DyadicArgs>& args) {
   cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
   args->compute.add_to(*cmd);
+  add_accumulate_option(*cmd, args->accumulate);
 }
 
 }  // namespace
@@ -103,7 +107,8 @@ void add_dyadic_command(CLI::App& app, Action& action) {
   dyadic->footer(
       "C(t) = sum_x f(x) g(x XOR t) (seed 001, eq. 1). Lengths are powers of two; the shorter operand is\n"
       "zero-padded. Dyadic correlation is the same sum as convolution. A 2-D first operand is a batch:\n"
-      "each row is processed with the second operand. Integer inputs give exact integer results.");
+      "each row is processed with the second operand. Integer inputs give exact integer results.\n"
+      "--accumulate float64 computes float32 data in double: each result is rounded once.");
 
   auto conv = std::make_shared<DyadicArgs>();
   CLI::App* c = dyadic->add_subcommand("conv", "Dyadic convolution (= correlation) of F and G");

@@ -10,6 +10,7 @@ struct WhtArgs {
   std::string order = "hadamard";
   std::string normalize;
   bool inverse = false;
+  std::string accumulate = "native";
   ComputeOptions compute;
   DistributedArgs distributed;
   OutOfCoreArgs out_of_core;
@@ -29,6 +30,8 @@ WhtOptions parse_options(const WhtArgs& args) {
   } else if (args.inverse) {
     options.normalization = Normalization::inverse;
   }
+  const char* mode = args.distributed.enabled ? "--distributed" : args.out_of_core.enabled ? "--out-of-core" : nullptr;
+  options.accumulation = parse_accumulate(args.accumulate, mode);
   return options;
 }
 
@@ -67,12 +70,14 @@ void add_wht_command(CLI::App& app, Action& action) {
       "Formats follow the extension: .txt/.csv/.tsv/.dat text, .npy NumPy, .bin/.raw raw (needs --dtype).\n"
       "Integer input gives exact integer output; a result that does not fit is an error.\n"
       "--dtype float16 or bfloat16 stores 16-bit values and computes in float: each result is rounded once.\n"
+      "--accumulate float64 computes float32 (and 16-bit) data in double: each result is rounded once.\n"
       "  mpirun -np 4 fastconv wht --distributed x.npy y.npy   (each rank transforms a quarter; MPI-IO)");
   cmd->add_option("INPUT", args->input, "Input file, or - for standard input (text) [default: -]");
   cmd->add_option("OUTPUT", args->output, "Output file, or - for standard output (text) [default: -]");
   cmd->add_option("--order", args->order, "Output order: hadamard (natural, default), sequency (Walsh), paley (dyadic)");
   cmd->add_option("--normalize", args->normalize, "Normalisation: none (default), orthonormal (1/sqrt N), inverse (1/N)");
   cmd->add_flag("--inverse", args->inverse, "Inverse transform (same as --normalize inverse)");
+  add_accumulate_option(*cmd, args->accumulate);
   args->compute.add_to(*cmd);
   add_distributed_options(*cmd, args->distributed);
   add_out_of_core_options(*cmd, args->out_of_core);

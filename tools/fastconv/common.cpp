@@ -71,6 +71,22 @@ std::optional<DType> ComputeOptions::requested_dtype() const {
   usage_error("--dtype: unknown type '" + dtype + "': use float32, float64, int32, int64, float16 or bfloat16");
 }
 
+void add_accumulate_option(CLI::App& command, std::string& value) {
+  command.add_option("--accumulate", value,
+                     "Precision float data are computed in: native (default: each type in its own; float16 and "
+                     "bfloat16 in float) or float64 (float32, float16 and bfloat16 in double, each result rounded "
+                     "once; float64 and integer data are unaffected)");
+}
+
+Accumulation parse_accumulate(const std::string& value, const char* mode) {
+  const auto accumulation = parse_accumulation(value);
+  if (!accumulation) usage_error("--accumulate: unknown accumulation '" + value + "': use native or float64");
+  if (mode != nullptr && *accumulation != Accumulation::native)
+    throw Error(ErrorCode::unsupported, std::string("--accumulate ") + value + " is not supported with " + mode +
+                                            ": convert the data to float64 instead");
+  return *accumulation;
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {

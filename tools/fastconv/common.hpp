@@ -41,6 +41,13 @@ struct ComputeOptions {
   [[nodiscard]] std::optional<DType> requested_dtype() const;
 };
 
+/// `--accumulate` (wht and dyadic): the precision float data are computed in.
+void add_accumulate_option(CLI::App& command, std::string& value);
+/// The Accumulation `--accumulate` names; an unknown name is an invalid_argument Error. With
+/// --out-of-core or --distributed (`mode`: the option's name, null when neither is given) only
+/// "native" is supported.
+Accumulation parse_accumulate(const std::string& value, const char* mode);
+
 /// `--distributed` and `--exchange` (tools/fastconv/distributed_cli.cpp).
 struct DistributedArgs {
   bool enabled = false;

@@ -1,0 +1,61 @@
+// src/core/converting_wht.hpp — a backend's WHT in a wider word type W run on copies of blocks of
+// rows of T: 16-bit floats computed in float (core/wht16.cpp), and float or 16-bit data
+// accumulated in double (Accumulation::float64, core/wht.cpp).
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend_impl.hpp"
+
+namespace fastconv::detail {
+
+/// The kernel `wide` (words W) on W copies of blocks of rows of T: each value is loaded exactly,
+/// transformed and scaled in W, and rounded once to T on store (T's constructor from W: to
+/// nearest even, and from double to a 16-bit float without a double rounding through float).
+template <class T, class W>
+class ConvertingWht final : public WhtKernel {
+ public:
+  /// W scratch per block of rows: enough rows to keep every thread of the cpu backend busy, few
+  /// enough that a widened block is still in the last-level cache when the transform reads it,
+  /// and the copy never doubles the memory a large batch takes.
+  static constexpr std::size_t kBlockWords = std::size_t{1} << 20;
+
+  /// `device_refusal`: the message of the unsupported Error execute_device() throws (the
+  /// conversion runs on the host).
+  ConvertingWht(std::unique_ptr<WhtKernel> wide, int log2n, std::string device_refusal)
+      : wide_(std::move(wide)), size_(std::size_t{1} << log2n), device_refusal_(std::move(device_refusal)) {}
+
+  void execute_device(void*, std::size_t, std::size_t, double, void*) const override {
+    throw Error(ErrorCode::unsupported, device_refusal_);
+  }
+
+  void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
+    T* const values = static_cast<T*>(data);
+    const std::size_t block_rows = std::clamp<std::size_t>(kBlockWords / size_, 1, rows);
+    std::vector<W> block(block_rows * size_);  // per call: a plan may run on several threads at once
+    for (std::size_t first = 0; first < rows; first += block_rows) {
+      const std::size_t count = std::min(block_rows, rows - first);
+      for (std::size_t r = 0; r < count; ++r) widen(values + (first + r) * stride, block.data() + r * size_);
+      wide_->execute(block.data(), count, size_, scale);
+      for (std::size_t r = 0; r < count; ++r) narrow(block.data() + r * size_, values + (first + r) * stride);
+    }
+  }
+
+ private:
+  // Plain loops over the branch-free conversions of types.hpp: the compiler vectorises them.
+  void widen(const T* from, W* to) const {
+    for (std::size_t i = 0; i < size_; ++i) to[i] = static_cast<W>(from[i]);
+  }
+  void narrow(const W* from, T* to) const {
+    for (std::size_t i = 0; i < size_; ++i) to[i] = T(from[i]);
+  }
+
+  std::unique_ptr<WhtKernel> wide_;
+  std::size_t size_;
+  std::string device_refusal_;
+};
+
+}  // namespace fastconv::detail
