@@ -503,7 +503,7 @@ TEST_F(Cli, BenchGajicUsageErrors) {  // parsed before any device is opened: the
 
 TEST_F(Cli, UsageErrors) {
   expect_bad_input("wht --bogus", "--bogus");
-  expect_bad_input("", "subcommand");
+  expect_bad_input("", "no command: use wht");
   expect_bad_input("frobnicate", "unknown command 'frobnicate'");
   expect_bad_input("wht --order zigzag", "unknown order 'zigzag'", "1 2");
   expect_bad_input("wht --normalize half", "unknown normalisation 'half'", "1 2");

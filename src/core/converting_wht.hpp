@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::detail {
 
@@ -35,6 +36,7 @@ class ConvertingWht final : public WhtKernel {
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     T* const values = static_cast<T*>(data);
     const std::size_t block_rows = std::clamp<std::size_t>(kBlockWords / size_, 1, rows);
+    require_elements(block_rows * size_, sizeof(W), "the widened copy of the rows");
     std::vector<W> block(block_rows * size_);  // per call: a plan may run on several threads at once
     for (std::size_t first = 0; first < rows; first += block_rows) {
       const std::size_t count = std::min(block_rows, rows - first);

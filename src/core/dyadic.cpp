@@ -82,6 +82,7 @@ bool in_double_precision(const DyadicOptions& options) {
 /// `values` converted exactly to double.
 template <class T>
 std::vector<double> widened(std::span<const T> values) {
+  require_elements(values.size(), sizeof(double), "a float64 copy of the operand (float64 accumulation)");
   return {values.begin(), values.end()};
 }
 
@@ -125,6 +126,7 @@ void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, cons
   const auto& b = backend.impl();
   if (in_double_precision<T>(options)) {
     const auto fd = widened(f), gd = widened(g);  // both read before out (which may be f or g) is written
+    require_elements(out.size(), sizeof(double), "the float64 result (float64 accumulation)");
     std::vector<double> result(out.size());
     in_double([&] { convolve<double>(fd, gd, std::span(result), {}, backend); });
     round_into(result, out);
@@ -331,6 +333,7 @@ struct DyadicSystem<T>::Impl {
     const auto& b = backend.impl();
     const auto* same = log2n == log2h ? kernel.get() : nullptr;
     if (wide) {
+      detail::require_elements(size, sizeof(double), "the float64 result (float64 accumulation)");
       std::vector<double> result(size);
       wide->apply(detail::widened(x), std::span(result));
       detail::round_into(result, out);
