@@ -1,5 +1,7 @@
 """fastconv.wht against scipy.linalg.hadamard (an independent construction of the matrix)."""
 
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -172,6 +174,31 @@ def test_error_classes():
                 fastconv.IntegerOverflowError):
         assert issubclass(cls, fastconv.Error) and issubclass(cls, ValueError)
     assert issubclass(fastconv.DeviceError, fastconv.Error) and issubclass(fastconv.DeviceError, RuntimeError)
+    assert issubclass(fastconv.OutOfMemoryError, fastconv.Error) and issubclass(fastconv.OutOfMemoryError, MemoryError)
+
+
+_REFUSED_FOR_MEMORY = """
+import resource, numpy as np, fastconv
+x = np.full(1 << 24, 1 << 40, dtype=np.int64)  # its exact WHT needs a copy in the 128-bit ring: 256 MiB
+vm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + (160 << 20), vm + (160 << 20)))
+try:
+    fastconv.wht(x, out=x)
+except fastconv.OutOfMemoryError as e:
+    assert isinstance(e, MemoryError) and e.code == "out_of_memory"
+    assert (x == 1 << 40).all()  # untouched
+    print(e)
+else:
+    raise SystemExit("no OutOfMemoryError")
+"""
+
+
+def test_work_that_cannot_fit_is_refused_before_allocating():
+    # In a child process: an address-space limit would hamper every later test.
+    r = subprocess.run([sys.executable, "-c", _REFUSED_FOR_MEMORY], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "the exact transform's copy in a wide ring needs 256.0 MiB, " in r.stdout
+    assert " MiB available" in r.stdout
 
 
 def test_threads():
