@@ -828,6 +828,12 @@ TEST_F(Cli, Conv2dBadInputs) {
   expect_bad_input("conv2d x.npy w.npy --backend opencl", "cpu backend");
   expect_bad_input("conv2d x.npy w.npy --dtype int32", "float32 or float64");
   expect_bad_input("conv2d x.npy w.npy y.txt", ".npy");
+  // Found by fuzz_conv2d: padded sizes that overflow 64 bits are refused, not allocated.
+  expect_bad_input("conv2d x.npy w.npy y.npy --padding 4294967296",
+                   "is too large: the size in bytes of the padded input, N*C*(H+top+bottom)*(W+left+right) values, "
+                   "overflows 64 bits");
+  expect_bad_input("conv2d x.npy w.npy y.npy --padding 18446744073709551615",
+                   "is too large: the padded height or width overflows 64 bits");
   EXPECT_EQ(read(path("y.npy")), "keep");
 }
 
