@@ -691,6 +691,9 @@ TEST_F(Cli, AnalysisBadInputs) {
   expect_bad_input("sbox analyze missing/lut.txt", "missing/lut.txt");
   expect_bad_input("sbox analyze serpent", "unknown S-box 'serpent'");
   expect_bad_input("sbox analyze -", "no values", "");
+  // Found by fuzz_cli (with _GLIBCXX_ASSERTIONS): an empty LUT argument read its first character.
+  expect_bad_input("sbox analyze ''", "S-box look-up table '': no values");
+  expect_bad_input("boolean analyze ''", "hex truth table is empty");
   expect_bad_input("boolean analyze 0113077C165E76AG", "'G'");
   expect_bad_input("boolean analyze abc", "has 3 digits");
   write("tt.txt", "0 1 1 2\n");
