@@ -729,6 +729,9 @@ TEST_F(Cli, AnalysisBadInputs) {
   expect_bad_input("sbox analyze missing/lut.txt", "missing/lut.txt");
   expect_bad_input("sbox analyze serpent", "unknown S-box 'serpent'");
   expect_bad_input("sbox analyze -", "no values", "");
+  // Found by fuzz_cli (with _GLIBCXX_ASSERTIONS): an empty LUT argument read its first character.
+  expect_bad_input("sbox analyze ''", "S-box look-up table '': no values");
+  expect_bad_input("boolean analyze ''", "hex truth table is empty");
   expect_bad_input("boolean analyze 0113077C165E76AG", "'G'");
   expect_bad_input("boolean analyze abc", "has 3 digits");
   write("tt.txt", "0 1 1 2\n");
@@ -856,7 +859,7 @@ TEST_F(Cli, Conv2dBadInputs) {
   write_tensor(path("b2.npy"), {2}, {1, 2});
   write("y.npy", "keep");
   expect_bad_input("conv2d x.npy w1.npy", "take 1 input channels");
-  expect_bad_input("conv2d x.npy w.npy --bias b2.npy", "one value per filter");
+  expect_bad_input("conv2d x.npy w.npy --bias b2.npy", "b2.npy: the bias has shape (2,), not (3,): one value per filter");
   expect_bad_input("conv2d x.npy w.npy --padding 1,2", "T,B,L,R");
   expect_bad_input("conv2d x.npy w.npy --padding -1", "whole numbers");
   expect_bad_input("conv2d x.npy w.npy --algorithm fast", "polyhankel");
@@ -866,6 +869,12 @@ TEST_F(Cli, Conv2dBadInputs) {
   expect_bad_input("conv2d x.npy w.npy --backend opencl", "cpu backend");
   expect_bad_input("conv2d x.npy w.npy --dtype int32", "float32 or float64");
   expect_bad_input("conv2d x.npy w.npy y.txt", ".npy");
+  // Found by fuzz_conv2d: padded sizes that overflow 64 bits are refused, not allocated.
+  expect_bad_input("conv2d x.npy w.npy y.npy --padding 4294967296",
+                   "is too large: the size in bytes of the padded input, N*C*(H+top+bottom)*(W+left+right) values, "
+                   "overflows 64 bits");
+  expect_bad_input("conv2d x.npy w.npy y.npy --padding 18446744073709551615",
+                   "is too large: the padded height or width overflows 64 bits");
   EXPECT_EQ(read(path("y.npy")), "keep");
 }
 

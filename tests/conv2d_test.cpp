@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -245,6 +246,27 @@ TEST(Conv2dErrorsTest, BadShapesAndSizes) {
   expect_error([&] { plan.execute(x, short_y); }, ErrorCode::invalid_argument, "output");
   // A one-off call with an impossible shape allocates nothing and reports the shape.
   expect_error([&] { fastconv::conv2d<float>(x, w, b, small); }, ErrorCode::invalid_argument, "no output");
+}
+
+// Found by fuzz_conv2d (tests/fuzz/regressions/conv2d/): a padding of 2^32 on every side made
+// N*K*Oh*Ow wrap around 64 bits, and the plan then allocated 256 GiB for its sample input.
+TEST(Conv2dErrorsTest, SizesThatOverflowAreRefused) {
+  using fastconv::ErrorCode;
+  Conv2dShape s{1, 2, 4, 4, 2, 3, 3, fastconv::Padding::same_all(std::size_t{1} << 32)};
+  const std::vector<float> w(s.weight_size());
+  expect_error([&] { s.validate(); }, ErrorCode::invalid_argument,
+               "is too large: the size in bytes of the padded input, N*C*(H+top+bottom)*(W+left+right) values, "
+               "overflows 64 bits");
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, {}); }, ErrorCode::invalid_argument, "is too large");
+  s.padding = fastconv::Padding::same_all(std::numeric_limits<std::size_t>::max());
+  expect_error([&] { s.validate(); }, ErrorCode::invalid_argument,
+               "is too large: the padded height or width overflows 64 bits");
+  s = {1, 1, 4, 4, std::size_t{1} << 30, 1, 1, {std::size_t{1} << 20, 0, std::size_t{1} << 20, 0}};  // 2^40 pixels
+  expect_error([&] { s.validate(); }, ErrorCode::invalid_argument,
+               "is too large: the size in bytes of the output, N*K*Oh*Ow values, overflows 64 bits");
+  s = {1, std::size_t{1} << 31, 1, 1, std::size_t{1} << 31, 1, 1, {}};
+  expect_error([&] { s.validate(); }, ErrorCode::invalid_argument,
+               "is too large: the size in bytes of the K*C*Kh*Kw weights overflows 64 bits");
 }
 
 }  // namespace

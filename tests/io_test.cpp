@@ -440,6 +440,21 @@ TEST_F(IoNpy, TensorsKeepTheirShape) {
   EXPECT_FALSE(fs::exists(path("bad.npy")));
 }
 
+// Found by fuzz_npy (tests/fuzz/regressions/npy/tensor-2d): a 2-D file read as a tensor had
+// values of shape (1, cols) holding rows * cols values, which write_npy_tensor then refused.
+TEST_F(IoNpy, TwoDimensionalTensorsAreFlat) {
+  const auto t = fastconv::io::read_npy_tensor(write_bytes(
+      "2d.npy", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }\n",
+                          bytes_of(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}))));
+  EXPECT_EQ(t.shape, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(t.values.rows, 1U);
+  EXPECT_EQ(t.values.cols, 6U);
+  EXPECT_FALSE(t.values.two_d);
+  EXPECT_EQ(t.values.values<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}));
+  fastconv::io::write_npy_tensor(path("back.npy"), t);
+  EXPECT_EQ(fastconv::io::read_npy_tensor(path("back.npy")).shape, t.shape);
+}
+
 TEST_F(IoNpy, RejectsNaNWithItsRowAndColumn) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }\n";

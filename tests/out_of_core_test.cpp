@@ -399,6 +399,9 @@ TEST_F(OutOfCore, CliErrors) {
       {"wht --out-of-core - " + d + "y.npy", "text cannot be read in pieces"},
       {"wht --out-of-core " + d + "x.npy " + d + "y.txt", "a text file cannot be written in pieces"},
       {"wht --out-of-core --memory 4X " + d + "x.npy " + d + "y.npy", "--memory: '4X' is not a size"},
+      // Found by fuzz_cli: the size wrapped around 64 bits and the run went on with another one.
+      {"wht --out-of-core --memory 999999999999999T " + d + "x.npy " + d + "y.npy",
+       "--memory: '999999999999999T' is more than 2^64 bytes"},
       {"wht --out-of-core --dtype float64 " + d + "x.npy " + d + "y.npy", "computes in the file's own type"},
       {"wht --out-of-core " + d + "short.npy " + d + "y.npy", "short.npy"},
       {"dyadic autocorr --out-of-core --memory 256 " + d + "x.npy " + d + "y.npy", "needs tiles of 2^5 words"},

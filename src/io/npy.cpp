@@ -363,8 +363,8 @@ Array read_npy(const std::filesystem::path& path) { return read_checked(path, 2)
 
 Tensor read_npy_tensor(const std::filesystem::path& path) {
   auto [header, array] = read_checked(path, kMaxTensorDimensions);
-  array.rows = 1;  // the tensor's values, flat
-  array.cols = array.size();
+  array.cols = array.size();  // the tensor's values, flat (size() is rows * cols: read it first)
+  array.rows = 1;
   array.two_d = false;
   return {std::vector<std::size_t>(header.shape.begin(), header.shape.end()), std::move(array)};
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,6 +21,14 @@ namespace {
 std::size_t out_extent(std::size_t in, std::size_t pad_a, std::size_t pad_b, std::size_t kernel) noexcept {
   const std::size_t padded = in + pad_a + pad_b;
   return kernel == 0 || padded < kernel ? 0 : padded - kernel + 1;
+}
+
+/// Whether the product of `factors`, in bytes of a double, fits in a std::size_t.
+bool bytes_fit(std::initializer_list<std::size_t> factors) noexcept {
+  std::size_t bytes = sizeof(double);
+  for (const std::size_t factor : factors)
+    if (__builtin_mul_overflow(bytes, factor, &bytes)) return false;
+  return true;
 }
 
 std::string shape_text(const Conv2dShape& s) {
@@ -48,6 +57,21 @@ void Conv2dShape::validate() const {
   if (batch == 0 || channels == 0 || height == 0 || width == 0 || filters == 0 || kernel_height == 0 ||
       kernel_width == 0)
     throw Error(ErrorCode::invalid_argument, "conv2d: shape " + shape_text(*this) + " has a zero dimension");
+  // A size that wrapped around would make every buffer too small: such shapes are refused
+  // before anything is allocated.
+  const auto too_large = [&](const std::string& what) {
+    throw Error(ErrorCode::invalid_argument, "conv2d: shape " + shape_text(*this) + " is too large: " + what);
+  };
+  std::size_t padded_height = 0, padded_width = 0;
+  if (__builtin_add_overflow(height, padding.top, &padded_height) ||
+      __builtin_add_overflow(padded_height, padding.bottom, &padded_height) ||
+      __builtin_add_overflow(width, padding.left, &padded_width) ||
+      __builtin_add_overflow(padded_width, padding.right, &padded_width))
+    too_large("the padded height or width overflows 64 bits");
+  if (!bytes_fit({batch, channels, padded_height, padded_width}))
+    too_large("the size in bytes of the padded input, N*C*(H+top+bottom)*(W+left+right) values, overflows 64 bits");
+  if (!bytes_fit({filters, channels, kernel_height, kernel_width}))
+    too_large("the size in bytes of the K*C*Kh*Kw weights overflows 64 bits");
   if (out_height() == 0 || out_width() == 0)
     throw Error(ErrorCode::invalid_argument,
                 "conv2d: shape " + shape_text(*this) +
@@ -58,6 +82,8 @@ void Conv2dShape::validate() const {
                     std::to_string(static_cast<long long>(width + padding.left + padding.right) -
                                    static_cast<long long>(kernel_width) + 1) +
                     ")");
+  if (!bytes_fit({batch, filters, out_height(), out_width()}))
+    too_large("the size in bytes of the output, N*K*Oh*Ow values, overflows 64 bits");
 }
 
 std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {

@@ -58,7 +58,8 @@ std::vector<std::uint32_t> read_lookup_table(const std::string& argument) {
     return io::parse_lut(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()}, "<stdin>");
   if (std::filesystem::exists(argument)) return io::read_lut(argument);
   if (const auto named = named_sbox(argument)) return {named->lut().begin(), named->lut().end()};
-  if (std::isalpha(static_cast<unsigned char>(argument.front())) && argument.find_first_of(", \t\n") == std::string::npos) {
+  if (!argument.empty() && std::isalpha(static_cast<unsigned char>(argument.front())) &&
+      argument.find_first_of(", \t\n") == std::string::npos) {
     std::string names;
     for (const auto name : named_sbox_names()) names += (names.empty() ? "" : ", ") + std::string(name);
     usage_error("unknown S-box '" + argument + "': give its values, a file, or one of the names " + names);

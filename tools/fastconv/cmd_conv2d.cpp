@@ -40,10 +40,11 @@ Padding parse_padding(const std::string& text) {
   usage_error("--padding: '" + text + "' has " + std::to_string(values.size()) + " values: give P or T,B,L,R");
 }
 
+/// As Python writes the tuple: "(2, 3)", and "(3,)" for one dimension.
 std::string shape_text(const std::vector<std::size_t>& shape) {
   std::string out = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + ")";
+  return out + (shape.size() == 1 ? ",)" : ")");
 }
 
 /// `tensor` converted to `type` (float32 or float64; integers convert exactly or with rounding).

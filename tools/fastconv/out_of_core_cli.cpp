@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 #include "common.hpp"
 
@@ -19,7 +20,10 @@ std::uint64_t parse_memory_size(const std::string& text) {
   if (digits == 0 || digits > 15 || (!suffix.empty() && unit == std::string::npos))
     usage_error("--memory: '" + text + "' is not a size: use bytes or a number with K, M, G or T (e.g. 512M, 4G)");
   const std::uint64_t value = std::stoull(text.substr(0, digits));
-  return suffix.empty() ? value : value << (10 * (unit + 1));
+  const std::size_t shift = suffix.empty() ? 0 : 10 * (unit + 1);
+  if (value > std::numeric_limits<std::uint64_t>::max() >> shift)
+    usage_error("--memory: '" + text + "' is more than 2^64 bytes");
+  return value << shift;
 }
 
 /// The .npy or raw file at `path` as a FileArray (one vector); text and stdin cannot be read in pieces.
