@@ -25,15 +25,12 @@ stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the 
 CC=clang CXX=clang++ bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DFASTCONV_SANITIZE=ON \
   -DFASTCONV_FUZZ=ON -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
-# use_tls=0: LeakSanitizer's tracer (Clang 14) crashes reading the thread-local storage of PoCL's
-# threads once a process has opened several OpenCL contexts (`fastconv bench gajic`); without the
-# thread-local roots a leak is still found, and a false one would fail the run, not hide.
-export ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=use_tls=0 UBSAN_OPTIONS=print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE fuzz
 
 stage "3/6 Fuzz targets: replay the corpora, then fuzz each for ${FASTCONV_FUZZ_SECONDS:-30} s"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
-unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "4/6 ThreadSanitizer build of the concurrency tests"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
