@@ -36,7 +36,8 @@ std::vector<std::size_t> expected_shape(const PaddingChoice& padding) {
   const bool batched = x.shape.size() == 4;
   const std::size_t h = x.shape[batched ? 2 : 1], width = x.shape[batched ? 3 : 2];
   const auto [top, bottom, left, right] = padding.sides;
-  std::vector<std::size_t> shape = {w.shape[0], h + top + bottom - w.shape[2] + 1, width + left + right - w.shape[3] + 1};
+  std::vector<std::size_t> shape = {w.shape[0], h + top + bottom - w.shape[2] + 1,
+                                    width + left + right - w.shape[3] + 1};
   if (batched) shape.insert(shape.begin(), x.shape[0]);
   return shape;
 }
@@ -47,7 +48,8 @@ std::string_view take_piece(std::string_view& rest) {
     rest = {};
     return {};
   }
-  const std::size_t length = std::min<std::size_t>(static_cast<unsigned char>(rest[0]) | static_cast<unsigned char>(rest[1]) << 8, rest.size() - 2);
+  const std::size_t claimed = static_cast<unsigned char>(rest[0]) | static_cast<unsigned char>(rest[1]) << 8;
+  const std::size_t length = std::min(claimed, rest.size() - 2);
   const std::string_view piece = rest.substr(2, length);
   rest.remove_prefix(2 + length);
   return piece;
