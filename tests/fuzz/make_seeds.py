@@ -278,7 +278,7 @@ def write_cli_dict():
     source = open(os.path.join(HERE, "cli_fuzz.cpp"), encoding="utf-8").read()
     vocabulary = source[source.index("kWords = {"):source.index("std::map<std::string, std::string> input_files")]
     files = source[source.index("return {\n      {\""):]
-    words = re.findall(r'"([^"\\]+)"', vocabulary) + re.findall(r'\{"([^"]+)", ', files)
+    words = re.findall(r'"([^"\\\n]*)"', vocabulary) + re.findall(r'\{"([^"]+)", ', files)
     with open(os.path.join(HERE, "dict", "cli.dict"), "w", encoding="utf-8") as f:
         f.write("# The fuzz_cli vocabulary, one argument per line (written by make_seeds.py).\n")
         f.write('separator="\\x0a"\nstdin="\\x0a<<<\\x0a"\n')  # libFuzzer knows \\xNN, not \\n
