@@ -9,6 +9,7 @@
 #include <array>
 
 #include "cli_runner.hpp"
+#include "io/detail.hpp"
 
 using namespace fastconv;
 
@@ -16,6 +17,7 @@ namespace {
 
 constexpr std::array<const char*, 6> kAlgorithms = {"auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel"};
 constexpr std::array<const char*, 3> kTypes = {"", "float32", "float64"};
+constexpr DType kOutputTypes[] = {DType::float32, DType::float64};
 // Small paddings (top, bottom, left, right), and some whose padded sizes overflow 64 bits.
 struct PaddingChoice {
   const char* text;
@@ -86,8 +88,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == count / shape.back(),
                   "conv2d printed the wrong number of rows");
     } else {
-      const io::Tensor y = io::read_npy_tensor("y.npy");
-      fuzz::check(y.shape == shape, "conv2d's output has the wrong shape");
+      // Not read back: the output may hold infinities (float overflow), which the reader refuses.
+      const std::string file = io::detail::InputFile("y.npy").read_rest();
+      const std::vector<std::uint64_t> dims(shape.begin(), shape.end());
+      fuzz::check(std::any_of(std::begin(kOutputTypes), std::end(kOutputTypes), [&](DType type) {
+                    const std::string header = io::detail::npy_header(type, dims);
+                    return file.starts_with(header) && file.size() == header.size() + count * size_of(type);
+                  }),
+                  "conv2d's output file is not a .npy of the expected shape");
     }
   });
   fuzz::check_cli_result(result);
