@@ -864,7 +864,8 @@ TEST_F(Cli, Conv2dBadInputs) {
   write_tensor(path("b2.npy"), {2}, {1, 2});
   write("y.npy", "keep");
   expect_bad_input("conv2d x.npy w1.npy", "take 1 input channels");
-  expect_bad_input("conv2d x.npy w.npy --bias b2.npy", "b2.npy: the bias has shape (2,), not (3,): one value per filter");
+  expect_bad_input("conv2d x.npy w.npy --bias b2.npy",
+                   "b2.npy: the bias has shape (2,), not (3,): one value per filter");
   expect_bad_input("conv2d x.npy w.npy --padding 1,2", "T,B,L,R");
   expect_bad_input("conv2d x.npy w.npy --padding -1", "whole numbers");
   expect_bad_input("conv2d x.npy w.npy --algorithm fast", "polyhankel");

@@ -391,6 +391,18 @@ TEST_F(IoNpy, RejectsMalformedFiles) {
   expect_npy_error(path("cut.npy"), cut, ErrorCode::io, "truncated");
 }
 
+// Found by fuzz_conv2d (tests/fuzz/regressions/conv2d/npy-key-with-newline): the header's bytes
+// were quoted as they were, so a newline in a key split the CLI's one-line error message.
+TEST_F(IoNpy, QuotesTheHeadersBytesPrintably) {
+  const std::string data = bytes_of(std::vector<double>{1, 2});
+  expect_npy_error(path("key.npy"),
+                   npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape\n': (2,)}", data), ErrorCode::io,
+                   "malformed .npy header: unexpected key 'shape\\x0a' at header byte 50");
+  expect_npy_error(path("descr.npy"),
+                   npy_bytes("{'descr': '<f8\x1b[2J', 'fortran_order': False, 'shape': (2,)}", data), ErrorCode::io,
+                   "unsupported dtype '<f8\\x1b[2J': only little-endian");
+}
+
 TEST_F(IoNpy, RejectsTruncatedAndOverlongData) {
   const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }\n";
   expect_npy_error(path("short.npy"), npy_bytes(dict, std::string(16, '\0')), ErrorCode::io,

@@ -19,6 +19,23 @@ void fail(ErrorCode code, std::string_view source, std::string_view what) {
   throw Error(code, message);
 }
 
+std::string printable(std::string_view text) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kDigits[byte >> 4];
+      out += kDigits[byte & 15];
+    }
+  }
+  return out;
+}
+
 std::string element_place(const Array& array, std::size_t index) {
   std::string place = "element " + std::to_string(index);
   if (array.two_d && array.cols > 0) {

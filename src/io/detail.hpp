@@ -20,6 +20,10 @@ namespace fastconv::io::detail {
 /// Throws Error(code, "<source>: <what>").
 [[noreturn]] void fail(ErrorCode code, std::string_view source, std::string_view what);
 
+/// `text` with every byte that is not printable ASCII written as \xNN: a file's bytes quoted in a
+/// message stay on one line and cannot drive the terminal.
+std::string printable(std::string_view text);
+
 /// "element 7", or "element 7 (row 1, column 3)" for a 2-D array; indices are 0-based.
 std::string element_place(const Array& array, std::size_t index);
 

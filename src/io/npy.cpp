@@ -60,7 +60,7 @@ class HeaderParser {
       } else if (key == "shape") {
         set_once(shape, parse_shape(), key);
       } else {
-        malformed("unexpected key '" + key + "'");
+        malformed("unexpected key '" + detail::printable(key) + "'");
       }
       if (!accept(',')) {
         expect('}');
@@ -167,7 +167,8 @@ DType parse_descr(const std::string& descr, std::string_view source) {
     if (descr == name) return dtype;
   }
   detail::fail(ErrorCode::io, source,
-               "unsupported dtype '" + descr + "': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
+               "unsupported dtype '" + detail::printable(descr) +
+                   "': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
 }
 
 std::string_view descr_of(DType dtype) {

@@ -67,7 +67,8 @@ std::map<std::string, std::string> input_files() {
       {"odd.npy", npy_of<float>("<f4", "(3,)", {1, 2, 3})},
       {"bad.npy", npy_of<float>("<f4", "(8,)", {1, 2})},  // truncated
       {"huge.npy", npy_of<float>("<f4", "(1099511627776,)", {1, 2, 3, 4})},
-      {"fortran.npy", fuzz::npy_file("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", std::string(32, '\0'))},
+      {"fortran.npy",
+       fuzz::npy_file("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", std::string(32, '\0'))},
       {"r.bin", std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40\x00\x00\x80\x40", 16)},
       {"odd.raw", "abc"},
       {"tt.txt", "0x0113077C165E76A8\n"},
@@ -155,7 +156,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::string_view text = fuzz::as_text(data, size);
   std::string_view stdin_text;
-  if (const std::size_t mark = text.find("<<<\n"); mark != std::string_view::npos && (mark == 0 || text[mark - 1] == '\n')) {
+  if (const std::size_t mark = text.find("<<<\n");
+      mark != std::string_view::npos && (mark == 0 || text[mark - 1] == '\n')) {
     stdin_text = text.substr(mark + 4);
     text = text.substr(0, mark);
   }

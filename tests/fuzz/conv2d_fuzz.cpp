@@ -9,6 +9,7 @@
 #include <array>
 
 #include "cli_runner.hpp"
+#include "io/detail.hpp"
 
 using namespace fastconv;
 
@@ -16,6 +17,7 @@ namespace {
 
 constexpr std::array<const char*, 6> kAlgorithms = {"auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel"};
 constexpr std::array<const char*, 3> kTypes = {"", "float32", "float64"};
+constexpr DType kOutputTypes[] = {DType::float32, DType::float64};
 // Small paddings (top, bottom, left, right), and some whose padded sizes overflow 64 bits.
 struct PaddingChoice {
   const char* text;
@@ -36,7 +38,8 @@ std::vector<std::size_t> expected_shape(const PaddingChoice& padding) {
   const bool batched = x.shape.size() == 4;
   const std::size_t h = x.shape[batched ? 2 : 1], width = x.shape[batched ? 3 : 2];
   const auto [top, bottom, left, right] = padding.sides;
-  std::vector<std::size_t> shape = {w.shape[0], h + top + bottom - w.shape[2] + 1, width + left + right - w.shape[3] + 1};
+  std::vector<std::size_t> shape = {w.shape[0], h + top + bottom - w.shape[2] + 1,
+                                    width + left + right - w.shape[3] + 1};
   if (batched) shape.insert(shape.begin(), x.shape[0]);
   return shape;
 }
@@ -47,7 +50,8 @@ std::string_view take_piece(std::string_view& rest) {
     rest = {};
     return {};
   }
-  const std::size_t length = std::min<std::size_t>(static_cast<unsigned char>(rest[0]) | static_cast<unsigned char>(rest[1]) << 8, rest.size() - 2);
+  const std::size_t claimed = static_cast<unsigned char>(rest[0]) | static_cast<unsigned char>(rest[1]) << 8;
+  const std::size_t length = std::min(claimed, rest.size() - 2);
   const std::string_view piece = rest.substr(2, length);
   rest.remove_prefix(2 + length);
   return piece;
@@ -84,8 +88,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == count / shape.back(),
                   "conv2d printed the wrong number of rows");
     } else {
-      const io::Tensor y = io::read_npy_tensor("y.npy");
-      fuzz::check(y.shape == shape, "conv2d's output has the wrong shape");
+      // Not read back: the output may hold infinities (float overflow), which the reader refuses.
+      const std::string file = io::detail::InputFile("y.npy").read_rest();
+      const std::vector<std::uint64_t> dims(shape.begin(), shape.end());
+      fuzz::check(std::any_of(std::begin(kOutputTypes), std::end(kOutputTypes), [&](DType type) {
+                    const std::string header = io::detail::npy_header(type, dims);
+                    return file.starts_with(header) && file.size() == header.size() + count * size_of(type);
+                  }),
+                  "conv2d's output file is not a .npy of the expected shape");
     }
   });
   fuzz::check_cli_result(result);

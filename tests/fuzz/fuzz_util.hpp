@@ -42,7 +42,9 @@ std::optional<std::string> error_of(F&& f) {
     f();
     return std::nullopt;
   } catch (const Error& e) {
-    check(*e.what() != '\0', "a fastconv::Error without a message");
+    const std::string_view message = e.what();
+    check(!message.empty() && message.find('\n') == std::string_view::npos,
+          "an Error's message is empty or not one line: '" + std::string(message) + "'");
     return std::string(e.what());
   }
 }
@@ -51,7 +53,8 @@ std::optional<std::string> error_of(F&& f) {
 template <class F>
 std::optional<std::string> error_naming(std::string_view source, F&& f) {
   auto error = error_of(std::forward<F>(f));
-  if (error) check(error->find(source) != std::string::npos, "the error '" + *error + "' does not name " + std::string(source));
+  if (error)
+    check(error->find(source) != std::string::npos, "the error '" + *error + "' does not name " + std::string(source));
   return error;
 }
 

@@ -31,7 +31,8 @@ void check_sbox(const std::vector<std::uint32_t>& lut, std::optional<int> m) {
   fuzz::check(s->size() == lut.size() && std::size_t{1} << s->input_bits() == lut.size(), "SBox's n");
   fuzz::check(s->output_bits() >= 1 && s->output_bits() <= SBox::max_output_bits && (!m || s->output_bits() == *m),
               "SBox's m");
-  for (const std::uint32_t v : s->lut()) fuzz::check((std::uint64_t{v} >> s->output_bits()) == 0, "a value of 2^m or more");
+  for (const std::uint32_t v : s->lut())
+    fuzz::check((std::uint64_t{v} >> s->output_bits()) == 0, "a value of 2^m or more");
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ def npy_seeds():
     s["extra"] = npy("<f8", (1,), values("d", [1, 2]))
     s["huge"] = npy("<f4", (2**40,), values("f", [1]))
     s["overflow"] = npy("<f8", (2**32, 2**32), values("d", [1]))
-    s["dim-overflow"] = npy("<f8", None, dict_text="{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,), }")
+    s["dim-overflow"] = npy("<f8", None,
+                            dict_text="{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,), }")
     s["double-quotes"] = npy("<f8", (1,), values("d", [7]), quote='"')
     s["no-trailing-comma"] = npy("<f8", None, values("d", [7]),
                                  dict_text="{'descr':'<f8','fortran_order':False,'shape':(1,)}")
@@ -277,12 +278,12 @@ def write_cli_dict():
     source = open(os.path.join(HERE, "cli_fuzz.cpp"), encoding="utf-8").read()
     vocabulary = source[source.index("kWords = {"):source.index("std::map<std::string, std::string> input_files")]
     files = source[source.index("return {\n      {\""):]
-    words = re.findall(r'"([^"\\]+)"', vocabulary) + re.findall(r'\{"([^"]+)", ', files)
+    words = re.findall(r'"([^"\\\n]*)"', vocabulary) + re.findall(r'\{"([^"]+)", ', files)
     with open(os.path.join(HERE, "dict", "cli.dict"), "w", encoding="utf-8") as f:
         f.write("# The fuzz_cli vocabulary, one argument per line (written by make_seeds.py).\n")
-        f.write('separator="\\n"\nstdin="\\n<<<\\n"\n')
+        f.write('separator="\\x0a"\nstdin="\\x0a<<<\\x0a"\n')  # libFuzzer knows \\xNN, not \\n
         for i, word in enumerate(dict.fromkeys(words)):
-            f.write(f'w{i}="{word}\\n"\n')
+            f.write(f'w{i}="{word}\\x0a"\n')
 
 
 def main():

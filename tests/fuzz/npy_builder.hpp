@@ -25,8 +25,8 @@ template <class T>
 std::string npy_of(std::string_view descr, std::string_view shape, const std::vector<T>& values) {
   std::string data(values.size() * sizeof(T), '\0');
   if (!values.empty()) std::memcpy(data.data(), values.data(), data.size());
-  return npy_file("{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': " + std::string(shape) + ", }",
-                  data);
+  return npy_file(
+      "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': " + std::string(shape) + ", }", data);
 }
 
 }  // namespace fastconv::fuzz

@@ -32,7 +32,8 @@ void check_agreement(const std::filesystem::path& path, std::uint64_t file_size)
   }
   if (!array_error) {
     fuzz::check_well_formed(array);
-    fuzz::check(!tensor_error && tensor.shape.size() == (array.two_d ? 2 : 1), "read_npy read a file that read_npy_tensor rejects");
+    fuzz::check(!tensor_error && tensor.shape.size() == (array.two_d ? 2 : 1),
+                "read_npy read a file that read_npy_tensor rejects");
     fuzz::check(fuzz::as_doubles(tensor.values) == fuzz::as_doubles(array), "read_npy and read_npy_tensor disagree");
     fuzz::check(!layout_error, "read_npy read a file that read_array_layout rejects");
   }
@@ -42,7 +43,9 @@ void check_agreement(const std::filesystem::path& path, std::uint64_t file_size)
                 "read_array_layout's format or shape");
     fuzz::check(layout.count() != 0 && layout.data_offset + layout.count() * size_of(layout.dtype) == file_size,
                 "read_array_layout's count and offset do not cover the file");
-    if (!array_error) fuzz::check(layout.dtype == array.dtype() && layout.count() == array.size(), "read_array_layout and read_npy disagree");
+    if (!array_error)
+      fuzz::check(layout.dtype == array.dtype() && layout.count() == array.size(),
+                  "read_array_layout and read_npy disagree");
   } else {
     fuzz::check(array_error.has_value(), "read_array_layout rejects a file that read_npy reads");
   }

@@ -12,7 +12,8 @@ using namespace fastconv;
 
 namespace {
 
-constexpr DType kTypes[] = {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16, DType::bfloat16};
+constexpr DType kTypes[] = {DType::float32, DType::float64, DType::int32,
+                            DType::int64,   DType::float16, DType::bfloat16};
 
 void check_written_back(const io::Array& array) {
   const std::filesystem::path raw = fuzz::scratch_dir() / "out.raw";

@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::optional<int> n = mode % 3 == 0 ? std::nullopt : std::optional<int>(mode / 3 % 40 - 2);
     if (fuzz::error_of([&] { f = BooleanFunction::from_hex(input, n); })) return 0;
     if (n) fuzz::check(f.num_variables() == *n, "from_hex ignored the n given");
-    const std::string_view digits = input.substr(input.size() >= 2 && input[0] == '0' && (input[1] | 0x20) == 'x' ? 2 : 0);
+    const bool prefix = input.size() >= 2 && input[0] == '0' && (input[1] | 0x20) == 'x';
+    const std::string_view digits = input.substr(prefix ? 2 : 0);
     fuzz::check(f.to_hex() == lower(digits), "to_hex() is not the table read");
   }
   check_round_trip(f);
