@@ -1,4 +1,4 @@
-// fastconv/conv2d.hpp — forward 2-D convolution of neural networks (CPU).
+// fastconv/conv2d.hpp — forward 2-D convolution of neural networks (CPU and CUDA).
 //
 // What PyTorch's conv2d computes (a cross-correlation), stride 1, dilation 1:
 //   out[n,k,i,j] = bias[k] + Σ_c Σ_u Σ_v in[n, c, i+u−top, j+v−left] · w[k,c,u,v]
@@ -15,6 +15,11 @@
 //                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement
 //   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
 //
+// Backends: `cpu` computes every algorithm (threads: the backend's), `reference` computes
+// `direct` on one thread (auto_ = direct), and `cuda` computes `polyhankel` with cuFFT
+// (auto_ = polyhankel; bench/conv2d_cudnn.cu compares it with every cuDNN algorithm). Other
+// backends do not compute conv2d: an unsupported Error.
+//
 // direct, im2col_gemm and winograd round each output on the scale of its own Σ|x||w|
 // (winograd's transforms add a constant factor). An FFT spreads its rounding over all
 // coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
@@ -29,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fastconv/backend.hpp"
 #include "fastconv/error.hpp"
 
 namespace fastconv {
@@ -70,8 +76,12 @@ std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noe
 template <class T>
 concept Conv2dElement = std::same_as<T, float> || std::same_as<T, double>;
 
-/// Whether `algorithm` can compute `shape` (winograd: 3×3 kernels only; the others: always).
+/// Whether `algorithm` can compute `shape` (winograd: 3×3 kernels only; the others: always)
+/// on the cpu backend.
 bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept;
+/// The algorithms backend `backend_name` computes ("cpu": all; "reference": direct; "cuda":
+/// polyhankel; others: none), auto_ first when there are any.
+std::vector<Conv2dAlgorithm> conv2d_algorithms(std::string_view backend_name);
 
 /// A convolution planned once for one shape and one set of weights, executed many times.
 ///
@@ -91,6 +101,12 @@ class Conv2dPlan {
   /// compute the shape (winograd with a kernel other than 3×3).
   Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias = {},
              Conv2dAlgorithm algorithm = Conv2dAlgorithm::auto_, int threads = 0);
+  /// The same on `backend` (see the top of this header): a cpu backend's threads are its own;
+  /// an algorithm the backend does not compute, or a backend without conv2d, is an
+  /// unsupported Error naming the ones it has. On cuda the weights' spectra are made on the
+  /// device and stay there.
+  Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias,
+             Conv2dAlgorithm algorithm, const Backend& backend);
   ~Conv2dPlan();
   Conv2dPlan(Conv2dPlan&&) noexcept;
   Conv2dPlan& operator=(Conv2dPlan&&) noexcept;
@@ -99,9 +115,19 @@ class Conv2dPlan {
   /// overwritten. Other sizes are an invalid_argument Error.
   void execute(std::span<const T> input, std::span<T> output) const;
 
+  /// The convolution of arrays that live in the plan's device memory — CUDA device pointers,
+  /// e.g. PyTorch or CuPy tensors' data — with no copy through the host: `device_input` holds
+  /// shape().input_size() values and `device_output` receives shape().output_size(), both
+  /// contiguous NCHW. Queued on `stream` (a cudaStream_t; nullptr = the legacy default stream)
+  /// after what is already there; complete when the call returns. Only on the cuda backend
+  /// (an unsupported Error elsewhere).
+  void execute_device(const T* device_input, T* device_output, void* stream = nullptr) const;
+
   /// The algorithm that runs: the one asked for, or the one auto_ chose.
   [[nodiscard]] Conv2dAlgorithm algorithm() const noexcept;
   [[nodiscard]] const Conv2dShape& shape() const noexcept;
+  /// The backend it runs on (Backend::cpu(threads) for the constructor that takes threads).
+  [[nodiscard]] const Backend& backend() const noexcept;
 
  private:
   struct Impl;
@@ -115,6 +141,15 @@ std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std:
                       int threads = 0) {
   std::vector<T> output(shape.output_size());
   Conv2dPlan<T>(shape, weights, bias, algorithm, threads).execute(input, output);
+  return output;
+}
+
+/// The same on `backend`.
+template <Conv2dElement T>
+std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
+                      const Conv2dShape& shape, Conv2dAlgorithm algorithm, const Backend& backend) {
+  std::vector<T> output(shape.output_size());
+  Conv2dPlan<T>(shape, weights, bias, algorithm, backend).execute(input, output);
   return output;
 }
 

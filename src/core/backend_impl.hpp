@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fastconv/wht.hpp"
+#include "nn/kernels.hpp"
 
 namespace fastconv::detail {
 
@@ -180,6 +181,19 @@ class BackendImpl {
   }
   /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
   [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;
+  /// Host threads the backend computes with (0 = OpenMP's default).
+  [[nodiscard]] virtual int threads() const noexcept { return 1; }
+  /// conv2d's `algorithm` (auto_ = the backend's choice) on this backend, or nullptr where it
+  /// does not compute it. The host backends' conv2d is the core's (src/nn/conv2d.cpp); this
+  /// is for device backends.
+  [[nodiscard]] virtual nn::KernelPtr<float> make_conv2d(Conv2dAlgorithm /*algorithm*/,
+                                                         const nn::KernelArgs<float>& /*args*/) const {
+    return nullptr;
+  }
+  [[nodiscard]] virtual nn::KernelPtr<double> make_conv2d(Conv2dAlgorithm /*algorithm*/,
+                                                          const nn::KernelArgs<double>& /*args*/) const {
+    return nullptr;
+  }
   /// Device backends: the time their kernels and copies took.
   [[nodiscard]] virtual DeviceTimings timings() const { return {}; }
   virtual void reset_timings() const {}

@@ -216,6 +216,7 @@ class CpuBackend final : public detail::BackendImpl {
   }
   std::string_view variant() const noexcept override { return isa_.name; }
   std::vector<std::string> variants() const override { return supported_isa_names(); }
+  int threads() const noexcept override { return threads_; }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, detail::Word word, Order order) const override {
     return detail::make_for_word<CpuWht>(word, log2n, order, threads_, isa_);
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/backend_impl.hpp"
 #include "nn/blas.hpp"
 #include "nn/kernels.hpp"
 
@@ -179,18 +180,65 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
 
 template <Conv2dElement T>
 struct Conv2dPlan<T>::Impl {
+  explicit Impl(Backend b) : backend(std::move(b)) {}
+  Backend backend;
   Conv2dShape shape;
-  Conv2dAlgorithm algorithm;
+  Conv2dAlgorithm algorithm = Conv2dAlgorithm::direct;
   nn::KernelPtr<T> kernel;
   mutable std::mutex run_mutex;  // kernels keep scratch: one run at a time
 };
 
+namespace {
+
+Backend cpu_backend_with(int threads) {
+  if (threads < 0)
+    throw Error(ErrorCode::invalid_argument, "conv2d: thread count " + std::to_string(threads) + " is negative");
+  return Backend::cpu(threads);
+}
+
+std::string algorithm_list(const std::vector<Conv2dAlgorithm>& algorithms) {
+  std::string list;
+  for (const Conv2dAlgorithm a : algorithms) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
+  return list;
+}
+
+/// An unsupported Error unless `backend` computes `algorithm` on `shape`.
+void check_supported(const Backend& backend, Conv2dAlgorithm algorithm, const Conv2dShape& shape) {
+  const std::vector<Conv2dAlgorithm> offered = conv2d_algorithms(backend.name());
+  if (offered.empty())
+    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(backend.name()) +
+                                            " backend does not compute conv2d; the cpu, reference and cuda "
+                                            "backends do");
+  if (std::find(offered.begin(), offered.end(), algorithm) == offered.end())
+    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(backend.name()) + " backend computes " +
+                                            algorithm_list(offered) + ", not " + std::string(to_string(algorithm)));
+  if (!conv2d_supports(algorithm, shape))
+    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(to_string(algorithm)) +
+                                            " algorithm computes 3x3 kernels only, not " +
+                                            std::to_string(shape.kernel_height) + "x" +
+                                            std::to_string(shape.kernel_width));
+}
+
+}  // namespace
+
+std::vector<Conv2dAlgorithm> conv2d_algorithms(std::string_view backend_name) {
+  using A = Conv2dAlgorithm;
+  if (backend_name == "cpu") return {A::auto_, A::direct, A::im2col_gemm, A::fft2d, A::winograd, A::polyhankel};
+  if (backend_name == "reference") return {A::auto_, A::direct};
+  if (backend_name == "cuda") return {A::auto_, A::polyhankel};
+  return {};
+}
+
 template <Conv2dElement T>
 Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias,
                           Conv2dAlgorithm algorithm, int threads)
-    : impl_(std::make_unique<Impl>()) {
+    : Conv2dPlan(shape, weights, bias, algorithm, cpu_backend_with(threads)) {}
+
+template <Conv2dElement T>
+Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, std::span<const T> bias,
+                          Conv2dAlgorithm algorithm, const Backend& backend)
+    : impl_(std::make_unique<Impl>(backend)) {
   shape.validate();
-  nn::keep_blas_single_threaded();
   if (weights.size() != shape.weight_size())
     throw Error(ErrorCode::invalid_argument, "conv2d: " + std::to_string(weights.size()) + " weights given, the shape " +
                                                  shape_text(shape) + " needs K*C*Kh*Kw = " +
@@ -199,15 +247,19 @@ Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, 
     throw Error(ErrorCode::invalid_argument, "conv2d: " + std::to_string(bias.size()) +
                                                  " bias values given, expected none or K = " +
                                                  std::to_string(shape.filters));
-  if (threads < 0)
-    throw Error(ErrorCode::invalid_argument, "conv2d: thread count " + std::to_string(threads) + " is negative");
-  if (!conv2d_supports(algorithm, shape))
-    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(to_string(algorithm)) +
-                                            " algorithm computes 3x3 kernels only, not " +
-                                            std::to_string(shape.kernel_height) + "x" +
-                                            std::to_string(shape.kernel_width));
-  const nn::KernelArgs<T> args{shape, weights, bias, nn::resolve_threads(threads)};
+  check_supported(backend, algorithm, shape);
   impl_->shape = shape;
+  const std::string_view name = backend.name();
+  if (name != "cpu" && name != "reference") {  // a device backend: its own kernels
+    impl_->kernel = backend.impl().make_conv2d(algorithm, nn::KernelArgs<T>{shape, weights, bias, 1});
+    if (!impl_->kernel)
+      throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(name) + " backend has no conv2d kernel");
+    impl_->algorithm = algorithm == Conv2dAlgorithm::auto_ ? conv2d_algorithms(name).at(1) : algorithm;
+    return;
+  }
+  nn::keep_blas_single_threaded();
+  const nn::KernelArgs<T> args{shape, weights, bias, nn::resolve_threads(backend.impl().threads())};
+  if (name == "reference" && algorithm == Conv2dAlgorithm::auto_) algorithm = Conv2dAlgorithm::direct;
   if (algorithm != Conv2dAlgorithm::auto_) {
     impl_->algorithm = algorithm;
     impl_->kernel = make_kernel(algorithm, args);
@@ -252,6 +304,17 @@ void Conv2dPlan<T>::execute(std::span<const T> input, std::span<T> output) const
 }
 
 template <Conv2dElement T>
+void Conv2dPlan<T>::execute_device(const T* device_input, T* device_output, void* stream) const {
+  if (impl_->backend.name() != "cuda")
+    throw Error(ErrorCode::unsupported, "conv2d: execute_device needs a plan on the cuda backend, not on " +
+                                            std::string(impl_->backend.name()));
+  if (device_input == nullptr || device_output == nullptr)
+    throw Error(ErrorCode::invalid_argument, "conv2d: execute_device was given a null device pointer");
+  std::lock_guard lock(impl_->run_mutex);
+  impl_->kernel->run_device(device_input, device_output, stream);
+}
+
+template <Conv2dElement T>
 Conv2dAlgorithm Conv2dPlan<T>::algorithm() const noexcept {
   return impl_->algorithm;
 }
@@ -259,6 +322,11 @@ Conv2dAlgorithm Conv2dPlan<T>::algorithm() const noexcept {
 template <Conv2dElement T>
 const Conv2dShape& Conv2dPlan<T>::shape() const noexcept {
   return impl_->shape;
+}
+
+template <Conv2dElement T>
+const Backend& Conv2dPlan<T>::backend() const noexcept {
+  return impl_->backend;
 }
 
 template class Conv2dPlan<float>;

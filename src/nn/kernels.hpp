@@ -19,6 +19,10 @@ class Conv2dKernel {
  public:
   virtual ~Conv2dKernel() = default;
   virtual void run(const T* input, T* output) const = 0;
+  /// The same on arrays in the backend's device memory, queued on `stream` (device backends).
+  virtual void run_device(const T* /*input*/, T* /*output*/, void* /*stream*/) const {
+    throw Error(ErrorCode::unsupported, "conv2d: execute_device needs a plan on the cuda backend");
+  }
 };
 
 template <class T>
