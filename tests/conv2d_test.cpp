@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -319,6 +320,117 @@ TEST(Conv2dErrorsTest, WinogradIsForThreeByThreeOnly) {
                fastconv::ErrorCode::unsupported, "3x3");
   EXPECT_FALSE(fastconv::conv2d_supports(Conv2dAlgorithm::winograd, s));
   EXPECT_NE(fastconv::Conv2dPlan<float>(s, w, {}).algorithm(), Conv2dAlgorithm::winograd);  // auto skips it
+}
+
+}  // namespace
+
+// ---- backends ------------------------------------------------------------------------------------
+
+namespace {
+
+using fastconv::Backend;
+
+TEST(Conv2dBackendTest, EachBackendListsWhatItComputes) {
+  EXPECT_EQ(fastconv::conv2d_algorithms("cpu").size(), 6u);
+  EXPECT_EQ(fastconv::conv2d_algorithms("reference"),
+            (std::vector<Conv2dAlgorithm>{Conv2dAlgorithm::auto_, Conv2dAlgorithm::direct}));
+  EXPECT_EQ(fastconv::conv2d_algorithms("cuda"),
+            (std::vector<Conv2dAlgorithm>{Conv2dAlgorithm::auto_, Conv2dAlgorithm::polyhankel}));
+  EXPECT_TRUE(fastconv::conv2d_algorithms("opencl").empty());
+}
+
+TEST(Conv2dBackendTest, ReferenceComputesDirectOnOneThread) {
+  std::mt19937_64 rng(6);
+  const Conv2dShape s{2, 3, 9, 8, 4, 3, 2, {1, 0, 2, 1}};
+  const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+  const auto b = random_values<double>(s.filters, rng);
+  const fastconv::Conv2dPlan<double> plan(s, w, b, Conv2dAlgorithm::auto_, Backend::reference());
+  EXPECT_EQ(plan.algorithm(), Conv2dAlgorithm::direct);
+  EXPECT_EQ(plan.backend().name(), "reference");
+  std::vector<double> y(s.output_size());
+  plan.execute(x, y);
+  expect_matches(y, definition(x, w, b, s), "reference backend");
+  expect_error([&] { fastconv::Conv2dPlan<double>(s, w, b, Conv2dAlgorithm::polyhankel, Backend::reference()); },
+               fastconv::ErrorCode::unsupported, "the reference backend computes auto, direct, not polyhankel");
+}
+
+TEST(Conv2dBackendTest, CpuBackendTakesItsThreads) {
+  std::mt19937_64 rng(7);
+  const Conv2dShape s{3, 4, 10, 12, 5, 5, 3, {2, 2, 1, 1}};
+  const auto x = random_values<float>(s.input_size(), rng), w = random_values<float>(s.weight_size(), rng);
+  for (const int threads : {1, 2}) {
+    const fastconv::Conv2dPlan<float> plan(s, w, {}, Conv2dAlgorithm::polyhankel, Backend::cpu(threads));
+    EXPECT_EQ(plan.backend().name(), "cpu");
+    std::vector<float> y(s.output_size());
+    plan.execute(x, y);
+    expect_matches(y, definition(x, w, {}, s), "cpu backend, " + std::to_string(threads) + " threads", true);
+  }
+  // The constructor that takes a thread count plans on a cpu backend.
+  EXPECT_EQ(fastconv::Conv2dPlan<float>(s, w, {}, Conv2dAlgorithm::direct, 1).backend().name(), "cpu");
+}
+
+TEST(Conv2dBackendTest, HostPlansRefuseDeviceArrays) {
+  const Conv2dShape s{1, 1, 4, 4, 1, 3, 3, {}};
+  const std::vector<float> w(s.weight_size()), x(s.input_size());
+  std::vector<float> y(s.output_size());
+  const fastconv::Conv2dPlan<float> plan(s, w, {}, Conv2dAlgorithm::direct, Backend::cpu());
+  expect_error([&] { plan.execute_device(x.data(), y.data()); }, fastconv::ErrorCode::unsupported,
+               "execute_device needs a plan on the cuda backend, not on cpu");
+}
+
+TEST(Conv2dBackendTest, OpenClHasNoConv2d) {
+  const Conv2dShape s{1, 1, 4, 4, 1, 3, 3, {}};
+  const std::vector<float> w(s.weight_size());
+  std::optional<Backend> opencl;
+  try {
+    opencl = Backend::opencl();
+  } catch (const fastconv::Error& e) {
+    GTEST_SKIP() << "no OpenCL device: " << e.what();
+  }
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, {}, Conv2dAlgorithm::auto_, *opencl); },
+               fastconv::ErrorCode::unsupported, "the opencl backend does not compute conv2d");
+}
+
+/// The cuda backend, or a skip saying why there is none.
+#define CUDA_BACKEND_OR_SKIP(name)                                                                       \
+  std::optional<Backend> name;                                                                           \
+  try {                                                                                                  \
+    name = Backend::cuda();                                                                              \
+  } catch (const fastconv::Error& e) {                                                                   \
+    GTEST_SKIP() << "no CUDA device (conv2d's cuda kernels compile here, but did not run): " << e.what(); \
+  }
+
+TEST(Conv2dCudaTest, PolyHankelMatchesTheDefinitionOnEdgeAndRandomShapes) {
+  CUDA_BACKEND_OR_SKIP(cuda);
+  std::mt19937_64 rng(8);
+  std::vector<Conv2dShape> shapes = edge_shapes();
+  for (const auto& s : random_shapes(rng, 40)) shapes.push_back(s);
+  for (const auto& s : shapes) {
+    const auto x = random_values<float>(s.input_size(), rng), w = random_values<float>(s.weight_size(), rng);
+    const auto b = random_values<float>(s.filters, rng);
+    const auto y = fastconv::conv2d<float>(x, w, b, s, Conv2dAlgorithm::auto_, *cuda);
+    expect_matches(y, definition(x, w, b, s), "cuda " + describe(s, Conv2dAlgorithm::polyhankel), true);
+    const auto xd = random_values<double>(s.input_size(), rng), wd = random_values<double>(s.weight_size(), rng);
+    const auto yd = fastconv::conv2d<double>(xd, wd, {}, s, Conv2dAlgorithm::polyhankel, *cuda);
+    expect_matches(yd, definition(xd, wd, {}, s), "cuda double " + describe(s, Conv2dAlgorithm::polyhankel), true);
+  }
+}
+
+TEST(Conv2dCudaTest, LargeShapeWithAMeasuredLengthAndAPlanRunTwice) {
+  CUDA_BACKEND_OR_SKIP(cuda);
+  std::mt19937_64 rng(9);
+  const Conv2dShape s{4, 16, 56, 56, 16, 3, 3, {1, 1, 1, 1}};  // past the size where the length is timed
+  const auto w = random_values<float>(s.weight_size(), rng), b = random_values<float>(s.filters, rng);
+  const fastconv::Conv2dPlan<float> plan(s, w, b, Conv2dAlgorithm::auto_, *cuda);
+  EXPECT_EQ(plan.algorithm(), Conv2dAlgorithm::polyhankel);
+  for (int call = 0; call < 2; ++call) {
+    const auto x = random_values<float>(s.input_size(), rng);
+    std::vector<float> y(s.output_size(), 1e30f);
+    plan.execute(x, y);
+    expect_matches(y, definition(x, w, b, s), "cuda call " + std::to_string(call), true);
+  }
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, b, Conv2dAlgorithm::winograd, *cuda); },
+               fastconv::ErrorCode::unsupported, "the cuda backend computes auto, polyhankel, not winograd");
 }
 
 }  // namespace

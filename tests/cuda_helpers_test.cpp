@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "cpu/order.hpp"
+#include "cuda/conv2d_helpers.hpp"
 #include "cuda/device_helpers.hpp"
 #include "fastconv/fastconv.hpp"
 #include "gpu/pass_plan.hpp"
+#include "nn/kernels.hpp"
 
 namespace {
 
@@ -412,6 +414,98 @@ TYPED_TEST(CudaFast16, PassesGiveTheFloatTransformRoundedOnce) {
       for (std::size_t k = 0; k < y.size(); ++k)
         ASSERT_EQ(y[k].bits, S(static_cast<float>(expected[k] * scale)).bits)
             << "n=" << n << " tpg=" << tpg << " k=" << k;
+    }
+  }
+}
+
+// ---- conv2d: polyhankel ------------------------------------------------------------------------
+
+/// cuFFT's real transforms, written as plain DFTs: forward L reals → B = L/2+1 bins
+/// (interleaved), inverse B bins → L reals, unnormalised, Hermitian symmetry for the other bins
+/// (the imaginary parts of bins 0 and L/2 ignored, as cuFFT's C2R does).
+std::vector<double> dft_forward(const double* real, std::size_t L) {
+  std::vector<double> out(2 * (L / 2 + 1));
+  for (std::size_t f = 0; f <= L / 2; ++f)
+    for (std::size_t q = 0; q < L; ++q) {
+      const double angle = -2 * M_PI * static_cast<double>((f * q) % L) / static_cast<double>(L);
+      out[2 * f] += real[q] * std::cos(angle);
+      out[2 * f + 1] += real[q] * std::sin(angle);
+    }
+  return out;
+}
+
+std::vector<double> dft_inverse(const double* bins, std::size_t L) {
+  std::vector<double> out(L);
+  for (std::size_t q = 0; q < L; ++q) {
+    double sum = bins[0];
+    for (std::size_t f = 1; f <= L / 2; ++f) {
+      const double angle = 2 * M_PI * static_cast<double>((f * q) % L) / static_cast<double>(L);
+      const double term = bins[2 * f] * std::cos(angle) - bins[2 * f + 1] * std::sin(angle);
+      sum += (L % 2 == 0 && f == L / 2) ? bins[2 * f] * std::cos(angle) : 2 * term;
+    }
+    out[q] = sum;
+  }
+  return out;
+}
+
+/// The cuda polyhankel's pipeline (src/cuda/conv2d.cu) with its per-thread bodies, a DFT for
+/// cuFFT, and every thread of every grid run in turn.
+std::vector<double> emulated_polyhankel(const fc::Conv2dShape& s, const std::vector<double>& x,
+                                        const std::vector<double>& w, const std::vector<double>& bias, std::size_t L) {
+  fc::cuda::PolyGeometry g;
+  g.height = s.height, g.width = s.width, g.kernel_height = s.kernel_height, g.kernel_width = s.kernel_width;
+  g.out_height = s.out_height(), g.out_width = s.out_width(), g.top = s.padding.top, g.left = s.padding.left;
+  g.stride = fc::nn::polyhankel_row_stride(s), g.length = L;
+  const std::size_t N = s.batch, C = s.channels, K = s.filters, B = g.bins(), taps = s.kernel_height * s.kernel_width;
+  std::vector<double> real(L), X(N * C * 2 * B), U(K * C * 2 * B), Y(N * K * 2 * B);
+  for (std::size_t p = 0; p < N * C; ++p) {
+    for (std::size_t q = 0; q < L; ++q) real[q] = fc::cuda::poly_input_at(g, x.data() + p * s.height * s.width, q);
+    const auto spectrum = dft_forward(real.data(), L);
+    std::copy(spectrum.begin(), spectrum.end(), X.begin() + static_cast<std::ptrdiff_t>(p * 2 * B));
+  }
+  for (std::size_t p = 0; p < K * C; ++p) {
+    for (std::size_t q = 0; q < L; ++q) real[q] = fc::cuda::poly_kernel_at(g, w.data() + p * taps, 1.0 / L, q);
+    const auto spectrum = dft_forward(real.data(), L);
+    std::copy(spectrum.begin(), spectrum.end(), U.begin() + static_cast<std::ptrdiff_t>(p * 2 * B));
+  }
+  for (std::size_t n0 = 0; n0 < N; n0 += fc::cuda::kSumImages)
+    for (std::size_t k0 = 0; k0 < K; k0 += fc::cuda::kSumFilters)
+      for (std::size_t f = 0; f < B; ++f) fc::cuda::channel_sum_bin<double>(X.data(), U.data(), Y.data(), f, n0, k0, N, C, K, B);
+  std::vector<double> out(s.output_size());
+  const std::size_t plane = s.out_height() * s.out_width();
+  for (std::size_t p = 0; p < N * K; ++p) {
+    const auto values = dft_inverse(Y.data() + p * 2 * B, L);
+    for (std::size_t i = 0; i < s.out_height(); ++i)
+      for (std::size_t j = 0; j < s.out_width(); ++j)
+        out[p * plane + i * s.out_width() + j] = values[fc::cuda::poly_output_degree(g, i, j)] + bias[p % K];
+  }
+  return out;
+}
+
+TEST(CudaHelpers, PolyHankelPipelineGivesTheConvolution) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> d(-1, 1);
+  const auto values = [&](std::size_t n) {
+    std::vector<double> v(n);
+    for (auto& e : v) e = d(rng);
+    return v;
+  };
+  // Padding on every side and wider than the kernel, a kernel taller and wider than the image
+  // (its taps wrap and meet modulo L), N and K that are not multiples of a thread's tile.
+  for (const fc::Conv2dShape& s : {fc::Conv2dShape{3, 2, 6, 5, 9, 3, 3, {1, 1, 1, 1}},
+                                   fc::Conv2dShape{1, 3, 4, 7, 2, 2, 5, {0, 3, 4, 0}},
+                                   fc::Conv2dShape{2, 2, 2, 3, 3, 5, 4, {3, 2, 2, 1}},
+                                   fc::Conv2dShape{1, 1, 1, 1, 1, 3, 3, {2, 0, 2, 0}},
+                                   fc::Conv2dShape{1, 2, 8, 8, 17, 1, 1, {}}}) {
+    const auto x = values(s.input_size()), w = values(s.weight_size()), b = values(s.filters);
+    const auto expected = fc::conv2d<double>(x, w, b, s, fc::Conv2dAlgorithm::direct, 1);
+    const std::size_t shortest = fc::nn::polyhankel_min_length(s);
+    for (const std::size_t L : {shortest, shortest + 3, fc::nn::polyhankel_min_length(s) * 2}) {
+      const auto got = emulated_polyhankel(s, x, w, b, L);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], expected[i], 1e-9) << "shape " << s.batch << "x" << s.channels << "x" << s.height << "x"
+                                                << s.width << " K=" << s.filters << " L=" << L << " output " << i;
     }
   }
 }

@@ -187,6 +187,26 @@ TEST(DeviceArrayDyadicErrors, SingularSystemsAreErrors) {
                fastconv::Error);
 }
 
+TEST(DeviceArrayConv2d, PolyHankelOnDeviceArraysMatchesTheCpuBackend) {
+  SKIP_WITHOUT_CUDA();
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreate(&stream));
+  for (const fastconv::Conv2dShape& s : {fastconv::Conv2dShape{2, 3, 17, 13, 5, 3, 3, {1, 1, 1, 1}},
+                                         fastconv::Conv2dShape{1, 8, 32, 40, 4, 5, 2, {3, 0, 0, 2}}}) {
+    const auto x = random_values<float>(s.input_size(), 11), w = random_values<float>(s.weight_size(), 12);
+    const auto b = random_values<float>(s.filters, 13);
+    std::vector<float> expected(s.output_size());
+    fastconv::Conv2dPlan<float>(s, w, b, fastconv::Conv2dAlgorithm::direct, Backend::cpu()).execute(x, expected);
+    const DeviceCopy<float> dx(x), dy{std::vector<float>(s.output_size(), 1e30f)};
+    const fastconv::Conv2dPlan<float> plan(s, w, b, fastconv::Conv2dAlgorithm::auto_, Backend::cuda());
+    for (cudaStream_t on : {stream, cudaStream_t{nullptr}}) {
+      plan.execute_device(dx.get(), dy.get(), on);
+      expect_near_all(expected, dy.read(s.output_size()), 1e-3, "conv2d on device arrays");
+    }
+  }
+  check(cudaStreamDestroy(stream));
+}
+
 #endif  // FASTCONV_TEST_CUDA_RUNTIME
 
 }  // namespace

@@ -18,7 +18,9 @@
 
 #include "core/memory.hpp"
 #include "cpu/backends.hpp"
+#include "cuda/conv2d.hpp"
 #include "cuda/kernels.cuh"
+#include "cuda/runtime.cuh"
 #include "fastconv/error.hpp"
 #include "gpu/pass_plan.hpp"
 
@@ -33,7 +35,6 @@ void check(cudaError_t status, const char* call) {
 namespace {
 
 using detail::Word;
-using Counters = detail::DeviceCounters;
 using detail::kMinDeviceSpectrumWords;
 
 /// In the order of Backend::variants_of("cuda") (src/core/backend.cpp).
@@ -59,75 +60,6 @@ constexpr std::size_t kRoundBytes = 512;
 
 /// Whether `p` may be read and written in the kernels' 16-byte vectors.
 bool is_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-/// What one context of a device keeps: its id, properties and stream.
-struct DeviceState {
-  int ordinal = 0;
-  cudaDeviceProp props{};
-  cudaStream_t stream = nullptr;
-  Device info;
-};
-
-
-/// A device buffer of at least `bytes` bytes, grown on demand.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  void* get() const { return ptr_; }
-  void* at_least(std::size_t bytes) {
-    if (bytes > bytes_) {
-      if (ptr_ != nullptr) FC_CUDA(cudaFree(ptr_));
-      ptr_ = nullptr;
-      bytes_ = 0;
-      std::size_t free_bytes = 0, total_bytes = 0;
-      FC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-      fastconv::detail::require_device_memory(bytes, free_bytes, "the CUDA device", "a device buffer");
-      FC_CUDA(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
-      bytes_ = bytes;
-    }
-    return ptr_;
-  }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-/// Events around one operation: copies in, kernels, copies out.
-class Timeline {
- public:
-  explicit Timeline(cudaStream_t s) : s_(s) {
-    for (auto& e : events_) FC_CUDA(cudaEventCreate(&e));
-    FC_CUDA(cudaEventRecord(events_[0], s_));
-  }
-  ~Timeline() {
-    for (auto& e : events_) cudaEventDestroy(e);
-  }
-  void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1], s_)); }
-  void kernels_done() { FC_CUDA(cudaEventRecord(events_[2], s_)); }
-  /// Waits for the operation and adds its times to `c`.
-  void finish(Counters& c, std::uint64_t launches, std::uint64_t transfers) {
-    FC_CUDA(cudaEventRecord(events_[3], s_));
-    FC_CUDA(cudaEventSynchronize(events_[3]));
-    float in = 0, kernels = 0, out = 0;
-    FC_CUDA(cudaEventElapsedTime(&in, events_[0], events_[1]));
-    FC_CUDA(cudaEventElapsedTime(&kernels, events_[1], events_[2]));
-    FC_CUDA(cudaEventElapsedTime(&out, events_[2], events_[3]));
-    c.transfer_ns += static_cast<std::uint64_t>((in + out) * 1e6);
-    c.compute_ns += static_cast<std::uint64_t>(kernels * 1e6);
-    c.launches += launches;
-    c.transfers += transfers;
-  }
-
- private:
-  cudaStream_t s_;
-  cudaEvent_t events_[4]{};
-};
 
 /// The word a kernel computes in for words stored as S: S itself, or float for 16-bit floats.
 template <class S>
@@ -586,11 +518,23 @@ class CudaBackend final : public detail::BackendImpl {
     select();
     return detail::make_for_word<CudaDyadic, detail::DyadicKernel, U128>(word, *dev_, counters_, variant_, log2n);
   }
+  nn::KernelPtr<float> make_conv2d(Conv2dAlgorithm algorithm, const nn::KernelArgs<float>& args) const override {
+    return conv2d<float>(algorithm, args);
+  }
+  nn::KernelPtr<double> make_conv2d(Conv2dAlgorithm algorithm, const nn::KernelArgs<double>& args) const override {
+    return conv2d<double>(algorithm, args);
+  }
   DeviceTimings timings() const override { return counters_.snapshot(); }
   void reset_timings() const override { counters_.reset(); }
 
  private:
   void select() const { FC_CUDA(cudaSetDevice(dev_->ordinal)); }
+  /// conv2d computes polyhankel only (auto_ = polyhankel); the variant does not matter.
+  template <class T>
+  nn::KernelPtr<T> conv2d(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>& args) const {
+    if (algorithm != Conv2dAlgorithm::auto_ && algorithm != Conv2dAlgorithm::polyhankel) return nullptr;
+    return make_polyhankel<T>(dev_, counters_, args);
+  }
   std::shared_ptr<const DeviceState> dev_;
   Variant variant_;
   mutable Counters counters_;

@@ -14,6 +14,7 @@
 #include "nn/fftw.hpp"
 #include "nn/isa.hpp"
 #include "nn/kernels.hpp"
+#include "nn/lengths.hpp"
 
 namespace fastconv::nn {
 
@@ -150,18 +151,6 @@ class SpectralConv final : public Conv2dKernel<T> {
   AlignedArray<T> inputs_, outputs_;
   AlignedArray<complex> x_, y_, u_;
 };
-
-/// The smallest n ≥ `at_least` whose only prime factors are 2, 3, 5 and 7 (FFTW's fast
-/// codelets), even when `even` (a real transform of even length halves cleanly).
-inline std::size_t next_smooth(std::size_t at_least, bool even) {
-  for (std::size_t n = std::max<std::size_t>(at_least, 1);; ++n) {
-    if (even && n % 2 && n > 1) continue;
-    std::size_t m = n;
-    for (std::size_t p : {2, 3, 5, 7})
-      while (m % p == 0) m /= p;
-    if (m == 1) return n;
-  }
-}
 
 /// FFTW_MEASURE makes transforms 1.2–1.5× faster than FFTW_ESTIMATE from about 4096 points on,
 /// but planning one length takes 0.1–1 s up to 32768 points and several seconds beyond (2
