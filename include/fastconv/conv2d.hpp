@@ -17,7 +17,7 @@
 //
 // Backends: `cpu` computes every algorithm (threads: the backend's), `reference` computes
 // `direct` on one thread (auto_ = direct), and `cuda` computes `polyhankel` with cuFFT
-// (auto_ = polyhankel; bench/conv2d_cudnn.cu compares it with every cuDNN algorithm). Other
+// (auto_ = polyhankel; bench/conv2d_cudnn.cpp compares it with every cuDNN algorithm). Other
 // backends do not compute conv2d: an unsupported Error.
 //
 // direct, im2col_gemm and winograd round each output on the scale of its own Σ|x||w|
