@@ -854,6 +854,28 @@ TEST_F(Cli, Conv2d) {
   const auto y = fastconv::io::read_npy_tensor(path("y.npy"));
   EXPECT_EQ(y.shape, (std::vector<std::size_t>{2, 4, 4}));
   EXPECT_EQ(y.values.values<double>()[5], 6.0);  // output (0, 1, 1) = x(0,0)·1 + x(1,1)·1
+  // The reference backend computes direct on one thread.
+  const Result reference = run("conv2d x.npy w.npy --bias b.npy --backend reference --show-algorithm");
+  ASSERT_EQ(reference.code, 0) << reference.err;
+  EXPECT_EQ(lines(reference.out), (std::vector<std::string>{"6 8", "12 14", "112 116", "124 128"}));
+  EXPECT_NE(reference.err.find("conv2d algorithm: direct"), std::string::npos) << reference.err;
+}
+
+TEST_F(Cli, Conv2dOnCuda) {
+  write_tensor(path("x.npy"), {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  write_tensor(path("w.npy"), {2, 1, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1});
+  const Result r = run("conv2d x.npy w.npy --backend cuda --show-algorithm");
+  bool cuda = false;
+  for (const auto& d : fastconv::devices()) cuda = cuda || d.backend == "cuda";
+  if (!cuda) {  // an environment problem: exit 1 with the way out
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("use --backend cpu"), std::string::npos) << r.err;
+    GTEST_SKIP() << "no CUDA device: checked the refusal only; the cuda conv2d did not run";
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"6 8", "12 14", "12 16", "24 28"}));
+  EXPECT_NE(r.err.find("conv2d algorithm: polyhankel"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, Conv2dBadInputs) {
@@ -872,7 +894,11 @@ TEST_F(Cli, Conv2dBadInputs) {
   expect_bad_input("conv2d x.npy big.npy y.npy", "");  // a 5×5 kernel on a 4×4 image: no output
   expect_bad_input("conv2d x.npy b2.npy", "(K, C, Kh, Kw)");
   expect_bad_input("conv2d b2.npy w.npy", "(N, C, H, W)");
-  expect_bad_input("conv2d x.npy w.npy --backend opencl", "cpu backend");
+  expect_bad_input("conv2d x.npy w.npy --backend opencl", "conv2d runs on the cpu (auto), reference and cuda backends");
+  expect_bad_input("conv2d x.npy w.npy --backend reference --algorithm fft2d",
+                   "the reference backend computes auto, direct, not fft2d");
+  expect_bad_input("conv2d x.npy w.npy --backend cuda --algorithm winograd",
+                   "the cuda backend computes auto, polyhankel, not winograd");
   expect_bad_input("conv2d x.npy w.npy --dtype int32", "float32 or float64");
   expect_bad_input("conv2d x.npy w.npy y.txt", ".npy");
   // Found by fuzz_conv2d: padded sizes that overflow 64 bits are refused, not allocated.

@@ -1,5 +1,6 @@
 // fastconv conv2d — the forward 2-D convolution of neural networks (PyTorch's conv2d: a
 // cross-correlation, stride 1) of NCHW .npy tensors, by any of the library's algorithms.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -13,6 +14,7 @@ struct Conv2dArgs {
   std::string padding = "0";
   std::string algorithm = "auto";
   std::string backend = "auto";
+  std::string device;
   std::string dtype;
   int threads = 0;
   bool show_algorithm = false;
@@ -66,12 +68,23 @@ DType compute_type(const Conv2dArgs& args, const io::Tensor& x, const io::Tensor
 }
 
 int run_conv2d(const Conv2dArgs& args) {
-  if (args.backend != "auto" && args.backend != "cpu")
-    usage_error("--backend: conv2d runs on the cpu backend (auto = cpu), not on '" + args.backend + "'");
+  const std::string backend_name = args.backend == "auto" ? "cpu" : args.backend;
+  if (conv2d_algorithms(backend_name).empty())
+    usage_error("--backend: conv2d runs on the cpu (auto), reference and cuda backends, not on '" + args.backend +
+                "'");
   const auto algorithm = parse_conv2d_algorithm(args.algorithm);
   if (!algorithm)
     usage_error("--algorithm: unknown algorithm '" + args.algorithm +
                 "': use auto, direct, im2col_gemm, fft2d, winograd or polyhankel");
+  const std::vector<Conv2dAlgorithm> offered = conv2d_algorithms(backend_name);
+  if (std::find(offered.begin(), offered.end(), *algorithm) == offered.end()) {
+    std::string list;
+    for (const Conv2dAlgorithm a : offered) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
+    usage_error("--algorithm: the " + backend_name + " backend computes " + list + ", not " +
+                std::string(to_string(*algorithm)));
+  }
+  // Made before the tensors are read: a missing CUDA device is reported at once.
+  const Backend backend = Backend::from_name(backend_name, args.threads, "", args.device);
   const Padding padding = parse_padding(args.padding);
   if (args.output != "-" && io::format_of(args.output) != io::Format::npy)
     usage_error(args.output + ": conv2d writes its (N, K, Oh, Ow) output as .npy, or as text to standard output (-)");
@@ -114,7 +127,7 @@ int run_conv2d(const Conv2dArgs& args) {
                     : std::vector<std::size_t>{shape.filters, shape.out_height(), shape.out_width()};
   const auto compute = [&]<class T>() {
     const std::span<const T> bias = args.bias.empty() ? std::span<const T>{} : std::span<const T>(b.values.values<T>());
-    const Conv2dPlan<T> plan(shape, w.values.values<T>(), bias, *algorithm, args.threads);
+    const Conv2dPlan<T> plan(shape, w.values.values<T>(), bias, *algorithm, backend);
     if (args.show_algorithm) std::cerr << "fastconv: conv2d algorithm: " << to_string(plan.algorithm()) << '\n';
     std::vector<T> out(shape.output_size());
     plan.execute(x.values.values<T>(), out);
@@ -152,7 +165,9 @@ void add_conv2d_command(CLI::App& app, Action& action) {
   c->add_option("--algorithm", args->algorithm,
                 "auto (the fastest for the shape, measured once), direct, im2col_gemm, fft2d, winograd (3x3 only) or "
                 "polyhankel (seed 002) [default: auto]");
-  c->add_option("--backend", args->backend, "auto or cpu [default: auto]");
+  c->add_option("--backend", args->backend,
+                "auto (= cpu), cpu, reference (direct on one thread) or cuda (polyhankel with cuFFT) [default: auto]");
+  c->add_option("--device", args->device, "CUDA device N for --backend cuda (default: FASTCONV_CUDA_DEVICE, else 0)");
   c->add_option("--threads", args->threads, "Threads (default: all cores)")->check(whole_number_at_least(0));
   c->add_option("--dtype", args->dtype,
                 "float32 or float64 (default: float32 if both tensors are float32, else float64)");
