@@ -667,6 +667,48 @@ void bind_sbox(nb::module_& m) {
 
 template <class T>
 using Tensor4 = nb::ndarray<const T, nb::ndim<4>, nb::c_contig, nb::device::cpu>;
+template <class T>
+using DeviceTensor4 = nb::ndarray<T, nb::ndim<4>, nb::c_contig, nb::device::cuda>;
+
+/// A backend named `name` that computes no conv2d (opencl) is refused before its device is opened,
+/// so that the answer is the same whether or not this build has it.
+void refuse_backend_without_conv2d(std::string_view name) {
+  if (name == "auto" || !fastconv::conv2d_algorithms(name).empty()) return;
+  (void)Backend::variants_of(name);  // an unknown name: invalid_argument, listing the valid ones
+  throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(name) +
+                                          " backend does not compute conv2d; the cpu, reference and cuda backends do");
+}
+
+/// The backend of a conv2d plan: a name ("auto" = the cpu backend with `threads`) or a Backend.
+Backend conv2d_backend(const BackendArg& arg, int threads) {
+  const auto* name = std::get_if<std::string>(&arg);
+  if (!name) return std::get<Backend>(arg);
+  refuse_backend_without_conv2d(*name);
+  return Backend::from_name(*name, threads);
+}
+
+/// The backend of a conv2d plan for arrays on CUDA device `device_id` (see device_backend).
+Backend conv2d_device_backend(const BackendArg& arg, int device_id) {
+  if (const auto* name = std::get_if<std::string>(&arg)) refuse_backend_without_conv2d(*name);
+  return device_backend(arg, device_id);
+}
+
+std::string shape_text(std::initializer_list<std::size_t> dims) {
+  std::string out;
+  for (const std::size_t d : dims) out += (out.empty() ? "(" : ", ") + std::to_string(d);
+  return out + ")";
+}
+
+/// An invalid_argument Error unless `array` has the shape `expected` of a plan's `what`.
+template <class Array>
+void check_shape(const Array& array, std::initializer_list<std::size_t> expected, const char* what) {
+  const std::size_t* e = expected.begin();
+  for (std::size_t i = 0; i < 4; ++i)
+    if (array.shape(i) != e[i])
+      throw Error(ErrorCode::invalid_argument,
+                  "conv2d plan for " + std::string(what) + " " + shape_text(expected) + " was given " +
+                      shape_text({array.shape(0), array.shape(1), array.shape(2), array.shape(3)}));
+}
 
 template <class T>
 void bind_conv2d(nb::module_& m, const char* suffix) {
@@ -677,7 +719,7 @@ void bind_conv2d(nb::module_& m, const char* suffix) {
           "__init__",
           [](Plan* self, std::size_t batch, std::size_t height, std::size_t width, Tensor4<T> weights,
              std::optional<Vector<T>> bias, std::array<std::size_t, 4> padding, std::string_view algorithm,
-             int threads) {
+             const BackendArg& backend, int threads) {
             const auto parsed = fastconv::parse_conv2d_algorithm(algorithm);
             if (!parsed)
               throw Error(ErrorCode::invalid_argument, "unknown conv2d algorithm '" + std::string(algorithm) +
@@ -691,34 +733,46 @@ void bind_conv2d(nb::module_& m, const char* suffix) {
             shape.kernel_height = weights.shape(2);
             shape.kernel_width = weights.shape(3);
             shape.padding = {padding[0], padding[1], padding[2], padding[3]};
+            const Backend b = conv2d_backend(backend, threads);
             const std::span<const T> w(weights.data(), weights.size());
-            const std::span<const T> b = bias ? span_of(*bias) : std::span<const T>{};
+            const std::span<const T> bias_values = bias ? span_of(*bias) : std::span<const T>{};
             nb::gil_scoped_release release;
-            new (self) Plan(shape, w, b, *parsed, threads);
+            new (self) Plan(shape, w, bias_values, *parsed, b);
           },
           "batch"_a, "height"_a, "width"_a, "weights"_a.noconvert(), "bias"_a.noconvert().none(), "padding"_a,
-          "algorithm"_a, "threads"_a)
+          "algorithm"_a, "backend"_a, "threads"_a,
+          "A plan on `backend` (a name: \"auto\" = cpu with `threads`; or a Backend) for host weights.")
       .def(
           "execute",
           [](const Plan& self, Tensor4<T> input) {
-            const auto& shape = self.shape();
-            if (input.shape(0) != shape.batch || input.shape(1) != shape.channels || input.shape(2) != shape.height ||
-                input.shape(3) != shape.width)
-              throw Error(ErrorCode::invalid_argument,
-                          "conv2d plan for input (" + std::to_string(shape.batch) + ", " +
-                              std::to_string(shape.channels) + ", " + std::to_string(shape.height) + ", " +
-                              std::to_string(shape.width) + ") was given (" + std::to_string(input.shape(0)) + ", " +
-                              std::to_string(input.shape(1)) + ", " + std::to_string(input.shape(2)) + ", " +
-                              std::to_string(input.shape(3)) + ")");
-            std::vector<T> out(shape.output_size());
+            const auto& s = self.shape();
+            check_shape(input, {s.batch, s.channels, s.height, s.width}, "input");
+            std::vector<T> out(s.output_size());
             {
               nb::gil_scoped_release release;
               self.execute(std::span<const T>(input.data(), input.size()), out);
             }
-            return to_numpy(std::move(out), {shape.batch, shape.filters, shape.out_height(), shape.out_width()});
+            return to_numpy(std::move(out), {s.batch, s.filters, s.out_height(), s.out_width()});
           },
-          "input"_a.noconvert())
-      .def_prop_ro("algorithm", [](const Plan& self) { return std::string(fastconv::to_string(self.algorithm())); });
+          "input"_a.noconvert(), "The convolution of a host array, as a new NumPy array.")
+      .def(
+          "execute_device",
+          [](const Plan& self, DeviceTensor4<const T> input, DeviceTensor4<T> output, std::uintptr_t stream) {
+            const auto& s = self.shape();
+            check_shape(input, {s.batch, s.channels, s.height, s.width}, "input");
+            check_shape(output, {s.batch, s.filters, s.out_height(), s.out_width()}, "output");
+            if (input.device_id() != output.device_id())
+              throw Error(ErrorCode::invalid_argument, "conv2d: the input is on CUDA device " +
+                                                           std::to_string(input.device_id()) + ", the output on " +
+                                                           std::to_string(output.device_id()));
+            nb::gil_scoped_release release;
+            self.execute_device(input.data(), output.data(), as_stream(stream));
+          },
+          "input"_a.noconvert(), "output"_a.noconvert(), "stream"_a,
+          "The convolution of a CUDA array into `output` (allocated by the caller, on the same device), queued on "
+          "`stream` (a cudaStream_t as an integer); cuda plans only.")
+      .def_prop_ro("algorithm", [](const Plan& self) { return std::string(fastconv::to_string(self.algorithm())); })
+      .def_prop_ro("backend", &Plan::backend);
 }
 
 // --- backends, devices, errors ---------------------------------------------------------------
@@ -837,6 +891,9 @@ NB_MODULE(_fastconv, m) {
         "backend"_a);
   bind_boolean(m);
   bind_sbox(m);
+  m.def("_conv2d_device_backend", &conv2d_device_backend, "backend"_a, "device_id"_a,
+        "The backend of a conv2d plan for arrays on CUDA device `device_id`: \"auto\" and \"cuda\" name the cuda "
+        "backend on that device; a host backend is an UnsupportedError.");
   bind_conv2d<float>(m, "float32");
   bind_conv2d<double>(m, "float64");
 }

@@ -15,12 +15,14 @@ the same device.
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 
 _DLPACK_CUDA = 2  # DLPack's kDLCUDA device type
+
+Shape = Union[int, Tuple[int, ...]]
 
 
 class Torch:
@@ -54,8 +56,8 @@ class Torch:
     def moved_back(self, y: Any, axis: int) -> Any:
         return self.torch.movedim(y, -1, axis).contiguous()
 
-    def empty(self, n: int, like: Any) -> Any:
-        return self.torch.empty(n, dtype=like.dtype, device=like.device)
+    def empty(self, shape: Shape, like: Any) -> Any:
+        return self.torch.empty(shape, dtype=like.dtype, device=like.device)
 
     def contiguous(self, x: Any) -> Any:
         return x.detach().contiguous()
@@ -103,8 +105,9 @@ class CuPy:
     def moved_back(self, y: Any, axis: int) -> Any:
         return self.cupy.ascontiguousarray(self.cupy.moveaxis(y, -1, axis))
 
-    def empty(self, n: int, like: Any) -> Any:
-        return self.cupy.empty(n, dtype=like.dtype)
+    def empty(self, shape: Shape, like: Any) -> Any:
+        with self.cupy.cuda.Device(like.device.id):
+            return self.cupy.empty(shape, dtype=like.dtype)
 
     def contiguous(self, x: Any) -> Any:
         return self.cupy.ascontiguousarray(x)

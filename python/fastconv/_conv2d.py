@@ -1,5 +1,6 @@
-"""2-D convolution of neural networks (PyTorch's conv2d: a cross-correlation, stride 1) on
-NumPy arrays and CPU tensors, by the C++ library's algorithms."""
+"""2-D convolution of neural networks (PyTorch's conv2d: a cross-correlation, stride 1) by the
+C++ library's algorithms: host arrays on the cpu or reference backend, CUDA tensors (PyTorch,
+CuPy) on their device by the cuda backend."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from . import _arrays, _fastconv
 
 PaddingLike = Union[int, str, Sequence[int]]
+BackendLike = Union[str, _fastconv.Backend]
 
 ALGORITHMS = ("auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel")
 
@@ -41,28 +43,57 @@ def padding_of(padding: PaddingLike, kernel: Tuple[int, int]) -> Tuple[int, int,
 
 
 def _host(x: Any) -> np.ndarray:
-    """A NumPy view of a host array or CPU tensor; CUDA tensors are refused (conv2d runs on the CPU)."""
+    """A NumPy array of a host array or tensor (a view where possible); a CUDA tensor is copied to
+    the host (for weights and biases, which are small)."""
     framework = _arrays.framework_of(x)
     if framework is None:
         return _arrays.to_numpy(x)
-    if framework.is_cuda(x):
-        raise _fastconv.UnsupportedError("conv2d runs on the CPU: move the tensor to the host (.cpu()) first")
     if framework.dtype_name(x) == "bfloat16":  # NumPy has no bfloat16 of its own: computed in float32
         x = framework.astype(x, "float32")
-    return framework.to_numpy(x)
+    return framework.to_host(x) if framework.is_cuda(x) else framework.to_numpy(x)
 
 
-def _float_dtype(*arrays: np.ndarray) -> np.dtype:
-    """float32 when every operand is float32 (or float16), else float64."""
-    narrow = all(a.dtype in (np.float32, np.float16) for a in arrays)
+def _cuda_device(x: Any) -> Optional[int]:
+    """The CUDA device x lives on; None for host arrays."""
+    framework = _arrays.framework_of(x)
+    return framework.device_id(x) if framework is not None and framework.is_cuda(x) else None
+
+
+def _dtype_name(x: Any) -> str:
+    framework = _arrays.framework_of(x)
+    return framework.dtype_name(x) if framework is not None else _arrays.to_numpy(x).dtype.name
+
+
+def _float_dtype(*names: str) -> np.dtype:
+    """float32 when every operand is float32 (or float16, bfloat16), else float64."""
+    narrow = all(name in ("float32", "float16", "bfloat16") for name in names)
     return np.dtype(np.float32 if narrow else np.float64)
+
+
+def backend_for(x: Any, backend: BackendLike) -> BackendLike:
+    """The backend that computes input x. A CUDA array (PyTorch, CuPy): the cuda backend of its
+    device for "auto" and "cuda" (a host backend is an UnsupportedError). A host array: `backend`,
+    with "auto" the cpu backend wherever the weights are."""
+    device = _cuda_device(x)
+    if device is not None:
+        return _fastconv._conv2d_device_backend(backend, device)
+    return "cpu" if isinstance(backend, str) and backend == "auto" else backend
 
 
 class Conv2dPlan:
     """A convolution planned once for one weight tensor and input shape, executed many times:
     FFT plans, kernel spectra and Winograd filter transforms are made at construction (with
     algorithm="auto", each applicable algorithm is also timed once per shape and process, and
-    the fastest kept, as cuDNN's find does)."""
+    the fastest kept, as cuDNN's find does).
+
+    `backend`: "cpu" (every algorithm; `threads` threads, 0 = all cores), "reference" (direct,
+    one thread), "cuda" (polyhankel, with cuFFT; the weights' spectra stay on the device), a
+    Backend, or "auto": the cuda backend of the weights' device when the weights are a CUDA
+    tensor, else cpu. Other backends (opencl) do not compute conv2d: UnsupportedError. CUDA
+    weights and bias are copied to the host for planning. A plan on the cuda backend takes
+    CUDA inputs (computed on their device, on the framework's current stream, into an output
+    the framework allocates there) and host inputs (copied through the device); a plan on a
+    host backend takes host inputs only."""
 
     def __init__(
         self,
@@ -71,9 +102,15 @@ class Conv2dPlan:
         bias: Any = None,
         padding: PaddingLike = 0,
         algorithm: str = "auto",
+        backend: BackendLike = "auto",
         threads: int = 0,
         dtype: Optional[Any] = None,
     ) -> None:
+        self._device: Optional[int] = None  # the device of a cuda plan chosen by its weights' device
+        device = _cuda_device(weights)
+        if device is not None and isinstance(backend, str) and backend in ("auto", "cuda"):
+            backend = _fastconv._conv2d_device_backend(backend, device)
+            self._device = device
         w = _host(weights)
         if w.ndim != 4:
             raise _invalid(f"weights must have shape (K, C, Kh, Kw), not {w.shape}")
@@ -83,7 +120,8 @@ class Conv2dPlan:
         if c != w.shape[1]:
             raise _invalid(f"the weights take {w.shape[1]} input channels, the input has {c}")
         b = None if bias is None else _host(bias)
-        self.dtype = np.dtype(dtype) if dtype is not None else _float_dtype(w, *(() if b is None else (b,)))
+        operands = [w.dtype.name] + ([] if b is None else [b.dtype.name])
+        self.dtype = np.dtype(dtype) if dtype is not None else _float_dtype(*operands)
         if self.dtype not in (np.float32, np.float64):
             raise _invalid(f"conv2d computes in float32 or float64, not {self.dtype}")
         w = np.ascontiguousarray(w, dtype=self.dtype)
@@ -94,19 +132,28 @@ class Conv2dPlan:
         self.input_shape = tuple(int(v) for v in input_shape)
         self.padding = padding_of(padding, (w.shape[2], w.shape[3]))
         plan_type = getattr(_fastconv, "_Conv2dPlan_" + self.dtype.name)
-        self._plan = plan_type(n, h, wd, w, b, self.padding, algorithm, threads)
+        self._plan = plan_type(n, h, wd, w, b, self.padding, algorithm, backend, threads)
+        top, bottom, left, right = self.padding
+        self._output_shape = (n, w.shape[0], h + top + bottom - w.shape[2] + 1, wd + left + right - w.shape[3] + 1)
 
     @property
     def algorithm(self) -> str:
         """The algorithm that runs: the one asked for, or auto's choice."""
         return self._plan.algorithm
 
+    @property
+    def backend(self) -> _fastconv.Backend:
+        """The backend the plan computes on."""
+        return self._plan.backend
+
     def __call__(self, x: Any) -> Any:
         return self.execute(x)
 
     def execute(self, x: Any) -> Any:
-        """The convolution of x (the plan's input shape), as x's kind of array."""
+        """The convolution of x (the plan's input shape), as x's kind of array on x's device."""
         framework = _arrays.framework_of(x)
+        if framework is not None and framework.is_cuda(x):
+            return self._execute_cuda(framework, x)
         a = _host(x)
         if tuple(a.shape) != self.input_shape:
             raise _invalid(f"this plan takes inputs of shape {self.input_shape}, not {tuple(a.shape)}")
@@ -116,6 +163,28 @@ class Conv2dPlan:
             y = y[0]
         return framework.from_numpy(y, x) if framework is not None else _arrays.like_input(y, x)
 
+    def _execute_cuda(self, framework: _arrays.Framework, x: Any) -> Any:
+        """x convolved on its device, into an output its framework allocates there, on the
+        framework's current stream: the data never pass through the host."""
+        if self.backend.name != "cuda":
+            raise _fastconv.UnsupportedError(
+                f"this conv2d plan computes on the {self.backend.name} backend, which reads host memory: a CUDA "
+                'input needs a plan on the cuda backend (backend="cuda", or "auto" with CUDA weights), or move the '
+                "input to the host first"
+            )
+        if tuple(x.shape) != self.input_shape:
+            raise _invalid(f"this plan takes inputs of shape {self.input_shape}, not {tuple(x.shape)}")
+        device = framework.device_id(x)
+        if self._device is not None and device != self._device:
+            raise _invalid(f"this plan computes on CUDA device {self._device}, the input is on device {device}")
+        batched = x.reshape((1, *x.shape)) if x.ndim == 3 else x
+        if framework.dtype_name(batched) != self.dtype.name:
+            batched = framework.astype(batched, self.dtype.name)
+        batched = framework.contiguous(batched)
+        out = framework.empty(self._output_shape, batched)
+        self._plan.execute_device(batched, out, framework.stream(batched))
+        return out[0] if x.ndim == 3 else out
+
 
 def conv2d(
     x: Any,
@@ -123,6 +192,7 @@ def conv2d(
     bias: Any = None,
     padding: PaddingLike = 0,
     algorithm: str = "auto",
+    backend: BackendLike = "auto",
     threads: int = 0,
 ) -> Any:
     """out[n,k,i,j] = bias[k] + sum_{c,u,v} x[n,c,i+u-top,j+v-left] * w[k,c,u,v] (zero outside
@@ -131,11 +201,20 @@ def conv2d(
     x: (N, C, H, W) or (C, H, W); weights: (K, C, Kh, Kw); bias: (K,) or None. padding: p,
     (ph, pw), (top, bottom, left, right), "valid" or "same". algorithm: "auto" (the fastest for
     the shape, measured once per process), "direct", "im2col_gemm", "fft2d", "winograd" (3x3
-    only) or "polyhankel" (seed 002). Computed in float32 if every operand is float32, else in
-    float64. Returns x's kind of array (NumPy, PyTorch CPU tensor, ...); use Conv2dPlan to
-    convolve many inputs with the same weights.
+    only) or "polyhankel" (seed 002). Computed in float32 if every operand is float32 (or
+    float16, bfloat16), else in float64. Returns x's kind of array (NumPy, PyTorch tensor, ...) on x's device; use
+    Conv2dPlan to convolve many inputs with the same weights.
+
+    Where it runs: host arrays on `backend` — "auto" or "cpu" (every algorithm, `threads`
+    threads, 0 = all cores), "reference" (direct only, one thread), "cuda" (copied through
+    the device), or a Backend. A CUDA tensor (PyTorch, CuPy) is computed by the cuda backend
+    of its device ("auto" or "cuda": polyhankel, with cuFFT) on the framework's current
+    stream, without passing through the host; its weights and bias may be CUDA or host
+    tensors (they are copied to the host for planning). A CUDA tensor with a host backend
+    ("cpu", "reference"), and any backend without conv2d (opencl), is an UnsupportedError.
     """
-    a = _host(x)
-    operands = [a, _host(weights)] + ([] if bias is None else [_host(bias)])
-    plan = Conv2dPlan(a.shape, weights, bias, padding, algorithm, threads, dtype=_float_dtype(*operands))
+    backend = backend_for(x, backend)
+    names = [_dtype_name(x), _dtype_name(weights)] + ([] if bias is None else [_dtype_name(bias)])
+    shape = tuple(x.shape) if _cuda_device(x) is not None else _host(x).shape
+    plan = Conv2dPlan(shape, weights, bias, padding, algorithm, backend, threads, dtype=_float_dtype(*names))
     return plan.execute(x)

@@ -1,7 +1,8 @@
 """fastconv for PyTorch: ``fastconv.torch.Conv2d``, a drop-in inference replacement for
 ``torch.nn.Conv2d`` (stride 1, dilation 1, groups 1, zero padding) that runs fastconv's
 convolution algorithms — PolyHankel, Winograd, im2col+GEMM, 2-D FFT, direct, or "auto", the
-fastest for each input shape — on CPU tensors.
+fastest for each input shape — on CPU tensors, and PolyHankel on CUDA tensors (the cuda
+backend, on the tensor's device and PyTorch's current stream).
 
     conv = torch.nn.Conv2d(16, 16, 5, padding=2)
     fast = fastconv.torch.Conv2d.from_torch(conv)      # same weights, same results to rounding
@@ -17,7 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import torch
 
-from ._conv2d import ALGORITHMS, Conv2dPlan, PaddingLike
+from ._conv2d import ALGORITHMS, BackendLike, Conv2dPlan, PaddingLike, backend_for
 
 __all__ = ["Conv2d"]
 
@@ -25,8 +26,12 @@ __all__ = ["Conv2d"]
 class Conv2d(torch.nn.Module):
     """Like ``torch.nn.Conv2d(in_channels, out_channels, kernel_size, padding=..., bias=...)``
     for inference: its forward() computes the same convolution with fastconv's algorithm
-    `algorithm`, planned once per input shape (kernel spectra and FFT plans are kept; the plan
-    is made again if the weights change). Gradients do not flow through it."""
+    `algorithm`, planned once per input shape and device (kernel spectra and FFT plans are kept;
+    the plan is made again if the weights change). Gradients do not flow through it.
+
+    Inputs on the module's device only, as torch.nn.Conv2d. CPU tensors run on `backend` ("auto"
+    = "cpu" with `threads` threads, or "reference"); CUDA tensors on the cuda backend of their
+    device ("auto" or "cuda"; algorithm "auto" or "polyhankel"), without leaving the device."""
 
     def __init__(
         self,
@@ -43,6 +48,7 @@ class Conv2d(torch.nn.Module):
         dtype: Any = None,
         algorithm: str = "auto",
         threads: int = 0,
+        backend: BackendLike = "auto",
     ) -> None:
         super().__init__()
         for name, value in (("stride", stride), ("dilation", dilation)):
@@ -64,10 +70,13 @@ class Conv2d(torch.nn.Module):
         self.padding = padding
         self.algorithm = algorithm
         self.threads = threads
+        self.backend = backend
         self._plans: Dict[Tuple, Conv2dPlan] = {}
 
     @classmethod
-    def from_torch(cls, conv: torch.nn.Conv2d, algorithm: str = "auto", threads: int = 0) -> "Conv2d":
+    def from_torch(
+        cls, conv: torch.nn.Conv2d, algorithm: str = "auto", threads: int = 0, backend: BackendLike = "auto"
+    ) -> "Conv2d":
         """A Conv2d computing what `conv` computes, sharing its parameters."""
         fast = cls(
             conv.in_channels,
@@ -83,21 +92,23 @@ class Conv2d(torch.nn.Module):
             dtype=conv.weight.dtype,
             algorithm=algorithm,
             threads=threads,
+            backend=backend,
         )
         fast.weight = conv.weight
         fast.bias = conv.bias
         return fast
 
-    def _plan(self, shape: Tuple[int, ...]) -> Conv2dPlan:
-        version = (self.weight._version, None if self.bias is None else self.bias._version)
-        key = (shape, id(self.weight), id(self.bias), version)
+    def _plan(self, x: torch.Tensor) -> Conv2dPlan:
+        # New values, storage (.to(), .double()) or tensors for the parameters make a new plan.
+        parameters = tuple(None if p is None else (id(p), p._version, p.data_ptr()) for p in (self.weight, self.bias))
+        key = (tuple(x.shape), x.device, parameters)
         plan = self._plans.get(key)
         if plan is None:
-            self._plans = {k: p for k, p in self._plans.items() if k[1:] == key[1:]}  # drop stale weights
+            self._plans = {k: p for k, p in self._plans.items() if k[2:] == key[2:]}  # drop stale weights
             bias: Optional[torch.Tensor] = None if self.bias is None else self.bias.detach()
             plan = Conv2dPlan(
-                shape, self.weight.detach(), bias, self.padding, self.algorithm, self.threads,
-                dtype=str(self.weight.dtype).replace("torch.", ""),
+                tuple(x.shape), self.weight.detach(), bias, self.padding, self.algorithm,
+                backend_for(x, self.backend), self.threads, dtype=str(self.weight.dtype).replace("torch.", ""),
             )
             self._plans[key] = plan
         return plan
@@ -105,10 +116,12 @@ class Conv2d(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dtype != self.weight.dtype:
             raise TypeError(f"input of dtype {x.dtype} for weights of dtype {self.weight.dtype}")
-        return self._plan(tuple(x.shape)).execute(x.detach())
+        if x.device != self.weight.device:
+            raise TypeError(f"input on device {x.device} for weights on device {self.weight.device}")
+        return self._plan(x).execute(x.detach())
 
     def extra_repr(self) -> str:
         return (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, padding={self.padding}, "
-            f"bias={self.bias is not None}, algorithm={self.algorithm!r}"
+            f"bias={self.bias is not None}, algorithm={self.algorithm!r}, backend={self.backend!r}"
         )

@@ -1,8 +1,11 @@
 """conv2d against an independent NumPy definition (and PyTorch's conv2d where installed): every
-algorithm, padding forms, batch/channel/filter counts, plans, errors."""
+algorithm, padding forms, batch/channel/filter counts, plans, errors; the backends against
+scipy.signal.correlate per channel; CUDA tensors where there is a GPU (skipped, saying why,
+where there is none)."""
 
 import numpy as np
 import pytest
+import scipy.signal
 
 import fastconv
 
@@ -107,6 +110,75 @@ def test_bad_inputs_are_errors_with_reasons():
         fastconv.Conv2dPlan((1, 3, 8, 8), np.zeros((2, 3, 3, 3), np.float32))(np.zeros((1, 3, 8, 9), np.float32))
 
 
+# --- backends ---------------------------------------------------------------------------------
+
+
+def correlate_conv2d(x, w, bias=None, padding=(0, 0, 0, 0)):
+    """The definition again, a different way: scipy's 2-D correlation of each (image, channel)
+    plane with each filter's channel, summed over channels, in float64."""
+    top, bottom, left, right = padding
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    out = np.array(
+        [[sum(scipy.signal.correlate(image[c], f[c].astype(np.float64), mode="valid") for c in range(len(f)))
+          for f in w] for image in x]
+    )
+    return out if bias is None else out + bias.astype(np.float64)[None, :, None, None]
+
+
+BACKEND_ALGORITHMS = [("reference", "auto"), ("reference", "direct")] + [("cpu", a) for a in ALGORITHMS]
+
+
+@pytest.mark.parametrize("backend,algorithm", BACKEND_ALGORITHMS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_host_backends_match_scipy_correlate(backend, algorithm, dtype):
+    x = rng.standard_normal((2, 3, 11, 9)).astype(dtype)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(dtype)
+    b = rng.standard_normal(4).astype(dtype)
+    padding = (1, 2, 0, 1)
+    y = fastconv.conv2d(x, w, b, padding=padding, algorithm=algorithm, backend=backend, threads=2)
+    assert y.dtype == dtype
+    np.testing.assert_allclose(y, correlate_conv2d(x, w, b, padding), rtol=0, atol=tolerance(x, w, dtype))
+
+
+@pytest.mark.parametrize(
+    "backend,name", [("reference", "reference"), ("cpu", "cpu"), ("auto", "cpu"),
+                     (fastconv.Backend("cpu", threads=1), "cpu"), (fastconv.Backend("reference"), "reference")]
+)
+def test_a_plan_runs_on_its_backend(backend, name):
+    x = rng.standard_normal((1, 2, 8, 7))
+    w = rng.standard_normal((3, 2, 4, 2))
+    plan = fastconv.Conv2dPlan(x.shape, w, padding="same", backend=backend)
+    assert plan.backend.name == name
+    if name == "reference":
+        assert plan.algorithm == "direct"  # the reference backend's auto
+    np.testing.assert_allclose(plan(x), correlate_conv2d(x, w, padding=(1, 2, 0, 1)), atol=1e-12)
+
+
+def test_backends_without_conv2d_and_unknown_backends_are_errors():
+    x = np.zeros((1, 2, 6, 6), np.float32)
+    w = np.zeros((1, 2, 3, 3), np.float32)
+    with pytest.raises(fastconv.UnsupportedError, match="opencl backend does not compute conv2d"):
+        fastconv.conv2d(x, w, backend="opencl")  # whether or not this build has OpenCL
+    with pytest.raises(fastconv.UnsupportedError, match="opencl backend does not compute conv2d"):
+        fastconv.Conv2dPlan(x.shape, w, backend="opencl")
+    with pytest.raises(fastconv.UnsupportedError, match="reference backend computes auto, direct, not fft2d"):
+        fastconv.conv2d(x, w, algorithm="fft2d", backend="reference")
+    with pytest.raises(fastconv.InvalidArgumentError, match="unknown backend 'tpu'"):
+        fastconv.conv2d(x, w, backend="tpu")
+    with pytest.raises(fastconv.InvalidArgumentError, match="negative"):
+        fastconv.conv2d(x, w, backend="cpu", threads=-1)
+
+
+def test_cuda_arrays_are_refused_by_backends_that_read_host_memory():
+    # The backend conv2d picks first for a CUDA input (that of its device): the refusals need no GPU.
+    device_backend = fastconv._fastconv._conv2d_device_backend
+    for host_backend in ("cpu", "reference", fastconv.Backend("cpu")):
+        with pytest.raises(fastconv.UnsupportedError, match="a CUDA array is computed by the cuda backend, not by"):
+            device_backend(host_backend, 0)
+    with pytest.raises(fastconv.UnsupportedError, match="opencl backend does not compute conv2d"):
+        device_backend("opencl", 0)
+
+
 # --- PyTorch ----------------------------------------------------------------------------------
 
 
@@ -140,3 +212,89 @@ def test_fastconv_torch_conv2d_is_a_drop_in_replacement(torch, padding):
     assert "algorithm" in repr(fast)
     with pytest.raises(ValueError, match="stride"):
         ft.Conv2d(4, 6, 3, stride=2)
+
+
+def test_fastconv_torch_conv2d_on_the_reference_backend(torch):
+    import fastconv.torch as ft
+
+    conv = torch.nn.Conv2d(3, 2, 3, padding=1, dtype=torch.float64)
+    fast = ft.Conv2d.from_torch(conv, backend="reference")
+    x = torch.randn(2, 3, 9, 8, dtype=torch.float64)
+    with torch.no_grad():
+        np.testing.assert_allclose(fast(x).numpy(), conv(x).numpy(), atol=1e-12)
+    assert next(iter(fast._plans.values())).backend.name == "reference"
+
+
+# --- CUDA tensors -------------------------------------------------------------------------------
+
+
+def cuda_or_skip(torch):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: CUDA tensors need an NVIDIA GPU (the code paths compile here, but did not run)")
+    if "cuda" not in fastconv.backends():
+        pytest.skip("this fastconv was built without the cuda backend (FASTCONV_CUDA=ON pip install .)")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_cuda_conv2d_stays_on_the_device(torch, dtype):
+    cuda_or_skip(torch)
+    x = torch.randn(2, 3, 17, 12, dtype=getattr(torch, dtype), device="cuda")
+    w = torch.randn(4, 3, 5, 3, dtype=x.dtype, device="cuda")
+    b = torch.randn(4, dtype=x.dtype, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):  # computed on the current stream, which is not the default one
+        y = fastconv.conv2d(x, w, b, padding=(1, 2))
+    stream.synchronize()
+    assert y.is_cuda and y.device == x.device and y.dtype == x.dtype and y.shape == (2, 4, 15, 14)
+    expected = correlate_conv2d(x.cpu().numpy(), w.cpu().numpy(), b.cpu().numpy(), (1, 1, 2, 2))
+    atol = tolerance(x.cpu().numpy(), w.cpu().numpy(), np.float32 if dtype == "float32" else np.float64)
+    np.testing.assert_allclose(y.cpu().double().numpy(), expected, atol=atol)
+    unbatched = fastconv.conv2d(x[0], w.cpu(), b.cpu(), padding=(1, 2), backend="cuda")  # host weights
+    assert unbatched.is_cuda and unbatched.shape == (4, 15, 14)
+    np.testing.assert_allclose(unbatched.cpu().double().numpy(), expected[0], atol=atol)
+
+
+def test_torch_cuda_plans_and_errors(torch):
+    cuda_or_skip(torch)
+    x = torch.randn(1, 2, 10, 10, device="cuda")
+    w = torch.randn(3, 2, 3, 3, device="cuda")
+    plan = fastconv.Conv2dPlan(tuple(x.shape), w, padding=1)  # CUDA weights: auto is the cuda backend
+    assert plan.backend.name == "cuda" and plan.algorithm == "polyhankel"
+    expected = correlate_conv2d(x.cpu().numpy(), w.cpu().numpy(), padding=(1, 1, 1, 1))
+    atol = tolerance(x.cpu().numpy(), w.cpu().numpy(), np.float32)
+    for _ in range(2):
+        np.testing.assert_allclose(plan(x).cpu().numpy(), expected, atol=atol)
+    with pytest.raises(fastconv.UnsupportedError, match="cuda backend"):
+        fastconv.conv2d(x, w, backend="cpu")
+    with pytest.raises(fastconv.UnsupportedError, match="cuda backend"):
+        fastconv.conv2d(x, w, backend="reference")
+    with pytest.raises(fastconv.UnsupportedError, match="reads host memory"):
+        fastconv.Conv2dPlan(tuple(x.shape), w, backend="cpu")(x)  # a host plan
+    with pytest.raises(fastconv.UnsupportedError, match="polyhankel"):
+        fastconv.conv2d(x, w, algorithm="winograd")
+    host = fastconv.conv2d(x.cpu(), w, backend="cpu")  # CUDA weights, host input: planned from a host copy
+    assert not host.is_cuda
+    np.testing.assert_allclose(host.numpy(), correlate_conv2d(x.cpu().numpy(), w.cpu().numpy()), atol=1e-4)
+
+
+def test_fastconv_torch_conv2d_on_cuda(torch):
+    cuda_or_skip(torch)
+    import fastconv.torch as ft
+
+    conv = torch.nn.Conv2d(4, 6, 5, padding=2).cuda()
+    fast = ft.Conv2d.from_torch(conv)
+    x = torch.randn(2, 4, 20, 16, device="cuda")
+
+    def expected():  # in float64 on the host: cuDNN's own float32 may round in TF32
+        return torch.nn.functional.conv2d(x.cpu().double(), conv.weight.cpu().double(), conv.bias.cpu().double(),
+                                          padding=2).numpy()
+
+    with torch.no_grad():
+        y = fast(x)
+        assert y.is_cuda
+        np.testing.assert_allclose(y.cpu().double().numpy(), expected(), atol=1e-4)
+        conv.weight.mul_(2)  # the plan notices new weights
+        np.testing.assert_allclose(fast(x).cpu().double().numpy(), expected(), atol=2e-4)
+    assert next(iter(fast._plans.values())).backend.name == "cuda"
+    with pytest.raises(TypeError, match="device"):
+        fast(x.cpu())
