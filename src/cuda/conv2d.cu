@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/conv2d.hpp"
@@ -55,24 +56,21 @@ void check_cufft(cufftResult r, const char* call) {
 }
 #define FC_CUFFT(call) check_cufft((call), #call)
 
-/// cuFFT's names for the real transforms of T.
+/// cuFFT's names for the real transforms of T (float or double).
 template <class T>
-struct FftTypes;
-template <>
-struct FftTypes<float> {
-  using Real = cufftReal;
-  using Complex = cufftComplex;
-  static constexpr cufftType kForward = CUFFT_R2C, kInverse = CUFFT_C2R;
-  static cufftResult forward(cufftHandle p, Real* in, Complex* out) { return cufftExecR2C(p, in, out); }
-  static cufftResult inverse(cufftHandle p, Complex* in, Real* out) { return cufftExecC2R(p, in, out); }
-};
-template <>
-struct FftTypes<double> {
-  using Real = cufftDoubleReal;
-  using Complex = cufftDoubleComplex;
-  static constexpr cufftType kForward = CUFFT_D2Z, kInverse = CUFFT_Z2D;
-  static cufftResult forward(cufftHandle p, Real* in, Complex* out) { return cufftExecD2Z(p, in, out); }
-  static cufftResult inverse(cufftHandle p, Complex* in, Real* out) { return cufftExecZ2D(p, in, out); }
+struct FftTypes {
+  static constexpr bool kSingle = std::is_same_v<T, float>;
+  using Real = std::conditional_t<kSingle, cufftReal, cufftDoubleReal>;
+  using Complex = std::conditional_t<kSingle, cufftComplex, cufftDoubleComplex>;
+  static constexpr cufftType kForward = kSingle ? CUFFT_R2C : CUFFT_D2Z, kInverse = kSingle ? CUFFT_C2R : CUFFT_Z2D;
+  static cufftResult forward(cufftHandle p, Real* in, Complex* out) {
+    if constexpr (kSingle) return cufftExecR2C(p, in, out);
+    else return cufftExecD2Z(p, in, out);
+  }
+  static cufftResult inverse(cufftHandle p, Complex* in, Real* out) {
+    if constexpr (kSingle) return cufftExecC2R(p, in, out);
+    else return cufftExecZ2D(p, in, out);
+  }
 };
 
 /// A batch of `batch` real transforms of length L, forward (real → B complex) or inverse.
