@@ -673,10 +673,7 @@ using DeviceTensor4 = nb::ndarray<T, nb::ndim<4>, nb::c_contig, nb::device::cuda
 /// A backend named `name` that computes no conv2d (opencl) is refused before its device is opened,
 /// so that the answer is the same whether or not this build has it.
 void refuse_backend_without_conv2d(std::string_view name) {
-  if (name == "auto" || !fastconv::conv2d_algorithms(name).empty()) return;
-  (void)Backend::variants_of(name);  // an unknown name: invalid_argument, listing the valid ones
-  throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(name) +
-                                          " backend does not compute conv2d; the cpu, reference and cuda backends do");
+  fastconv::check_conv2d_backend(name, fastconv::Conv2dAlgorithm::auto_);
 }
 
 /// The backend of a conv2d plan: a name ("auto" = the cpu backend with `threads`) or a Backend.

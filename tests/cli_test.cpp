@@ -896,7 +896,8 @@ TEST_F(Cli, Conv2dBadInputs) {
   expect_bad_input("conv2d x.npy big.npy y.npy", "");  // a 5×5 kernel on a 4×4 image: no output
   expect_bad_input("conv2d x.npy b2.npy", "(K, C, Kh, Kw)");
   expect_bad_input("conv2d b2.npy w.npy", "(N, C, H, W)");
-  expect_bad_input("conv2d x.npy w.npy --backend opencl", "conv2d runs on the cpu (auto), reference and cuda backends");
+  expect_bad_input("conv2d x.npy w.npy --backend opencl",
+                   "conv2d: the opencl backend does not compute conv2d; the cpu, reference and cuda backends do");
   expect_bad_input("conv2d x.npy w.npy --backend reference --algorithm fft2d",
                    "the reference backend computes auto, direct, not fft2d");
   expect_bad_input("conv2d x.npy w.npy --backend cuda --algorithm winograd",

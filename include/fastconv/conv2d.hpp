@@ -82,6 +82,10 @@ bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexce
 /// The algorithms backend `backend_name` computes ("cpu": all; "reference": direct; "cuda":
 /// polyhankel; others: none), auto_ first when there are any.
 std::vector<Conv2dAlgorithm> conv2d_algorithms(std::string_view backend_name);
+/// Throws unless backend `backend_name` ("auto" = cpu) computes `algorithm`, without opening a
+/// device: invalid_argument for an unknown backend, unsupported (saying what it computes) for a
+/// backend without conv2d or without that algorithm.
+void check_conv2d_backend(std::string_view backend_name, Conv2dAlgorithm algorithm);
 
 /// A convolution planned once for one shape and one set of weights, executed many times.
 ///

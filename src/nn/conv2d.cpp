@@ -196,22 +196,9 @@ Backend cpu_backend_with(int threads) {
   return Backend::cpu(threads);
 }
 
-std::string algorithm_list(const std::vector<Conv2dAlgorithm>& algorithms) {
-  std::string list;
-  for (const Conv2dAlgorithm a : algorithms) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
-  return list;
-}
-
 /// An unsupported Error unless `backend` computes `algorithm` on `shape`.
 void check_supported(const Backend& backend, Conv2dAlgorithm algorithm, const Conv2dShape& shape) {
-  const std::vector<Conv2dAlgorithm> offered = conv2d_algorithms(backend.name());
-  if (offered.empty())
-    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(backend.name()) +
-                                            " backend does not compute conv2d; the cpu, reference and cuda "
-                                            "backends do");
-  if (std::find(offered.begin(), offered.end(), algorithm) == offered.end())
-    throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(backend.name()) + " backend computes " +
-                                            algorithm_list(offered) + ", not " + std::string(to_string(algorithm)));
+  check_conv2d_backend(backend.name(), algorithm);
   if (!conv2d_supports(algorithm, shape))
     throw Error(ErrorCode::unsupported, "conv2d: the " + std::string(to_string(algorithm)) +
                                             " algorithm computes 3x3 kernels only, not " +
@@ -227,6 +214,20 @@ std::vector<Conv2dAlgorithm> conv2d_algorithms(std::string_view backend_name) {
   if (backend_name == "reference") return {A::auto_, A::direct};
   if (backend_name == "cuda") return {A::auto_, A::polyhankel};
   return {};
+}
+
+void check_conv2d_backend(std::string_view backend_name, Conv2dAlgorithm algorithm) {
+  const std::string name(backend_name == "auto" ? "cpu" : backend_name);
+  (void)Backend::variants_of(name);  // an unknown name: invalid_argument, listing the valid ones
+  const std::vector<Conv2dAlgorithm> offered = conv2d_algorithms(name);
+  if (offered.empty())
+    throw Error(ErrorCode::unsupported,
+                "conv2d: the " + name + " backend does not compute conv2d; the cpu, reference and cuda backends do");
+  if (std::find(offered.begin(), offered.end(), algorithm) != offered.end()) return;
+  std::string list;
+  for (const Conv2dAlgorithm a : offered) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
+  throw Error(ErrorCode::unsupported,
+              "conv2d: the " + name + " backend computes " + list + ", not " + std::string(to_string(algorithm)));
 }
 
 template <Conv2dElement T>

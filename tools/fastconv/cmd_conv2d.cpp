@@ -1,6 +1,5 @@
 // fastconv conv2d — the forward 2-D convolution of neural networks (PyTorch's conv2d: a
 // cross-correlation, stride 1) of NCHW .npy tensors, by any of the library's algorithms.
-#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -68,23 +67,13 @@ DType compute_type(const Conv2dArgs& args, const io::Tensor& x, const io::Tensor
 }
 
 int run_conv2d(const Conv2dArgs& args) {
-  const std::string backend_name = args.backend == "auto" ? "cpu" : args.backend;
-  if (conv2d_algorithms(backend_name).empty())
-    usage_error("--backend: conv2d runs on the cpu (auto), reference and cuda backends, not on '" + args.backend +
-                "'");
   const auto algorithm = parse_conv2d_algorithm(args.algorithm);
   if (!algorithm)
     usage_error("--algorithm: unknown algorithm '" + args.algorithm +
                 "': use auto, direct, im2col_gemm, fft2d, winograd or polyhankel");
-  const std::vector<Conv2dAlgorithm> offered = conv2d_algorithms(backend_name);
-  if (std::find(offered.begin(), offered.end(), *algorithm) == offered.end()) {
-    std::string list;
-    for (const Conv2dAlgorithm a : offered) list += (list.empty() ? "" : ", ") + std::string(to_string(a));
-    usage_error("--algorithm: the " + backend_name + " backend computes " + list + ", not " +
-                std::string(to_string(*algorithm)));
-  }
-  // Made before the tensors are read: a missing CUDA device is reported at once.
-  const Backend backend = Backend::from_name(backend_name, args.threads, "", args.device);
+  check_conv2d_backend(args.backend, *algorithm);  // before the tensors are read
+  // Made before the tensors are read too: a missing CUDA device is reported at once.
+  const Backend backend = Backend::from_name(args.backend, args.threads, "", args.device);
   const Padding padding = parse_padding(args.padding);
   if (args.output != "-" && io::format_of(args.output) != io::Format::npy)
     usage_error(args.output + ": conv2d writes its (N, K, Oh, Ow) output as .npy, or as text to standard output (-)");
