@@ -126,6 +126,11 @@ std::vector<Conv2dShape> edge_shapes() {
       {1, 1, 12, 10, 64, 3, 3, {0, 2, 2, 0}},
       {8, 3, 6, 6, 2, 3, 3, {1, 0, 0, 1}},
       {1, 3, 13, 17, 2, 7, 4, {3, 3, 0, 6}},
+      // Rows wide enough for direct's whole register tiles (24 floats for 4 filters, 40 for 2,
+      // 64 for 1), then tails of every vector count: 61 = 2·24 + 13, 44 = 24 + 20, 150 = 2·64 + 22.
+      {2, 5, 7, 61, 6, 3, 3, {1, 1, 1, 1}},
+      {1, 2, 5, 46, 3, 1, 3, {}},
+      {3, 1, 4, 150, 1, 2, 7, {0, 1, 3, 3}},
   };
 }
 

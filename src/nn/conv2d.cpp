@@ -263,7 +263,7 @@ Conv2dPlan<T>::Conv2dPlan(const Conv2dShape& shape, std::span<const T> weights, 
   if (name == "reference" && algorithm == Conv2dAlgorithm::auto_) algorithm = Conv2dAlgorithm::direct;
   if (algorithm != Conv2dAlgorithm::auto_) {
     impl_->algorithm = algorithm;
-    impl_->kernel = make_kernel(algorithm, args);
+    impl_->kernel = name == "reference" ? nn::make_direct_reference(args) : make_kernel(algorithm, args);
     return;
   }
   const ChoiceKey key = choice_key<T>(shape, args.threads);

@@ -37,7 +37,10 @@ struct KernelArgs {
   int threads;  ///< > 0: resolved by the plan
 };
 
+/// direct, register-blocked (the cpu backend's).
 template <class T> KernelPtr<T> make_direct(const KernelArgs<T>& args);
+/// direct as the plain loops, on one thread (the reference backend's).
+template <class T> KernelPtr<T> make_direct_reference(const KernelArgs<T>& args);
 template <class T> KernelPtr<T> make_im2col_gemm(const KernelArgs<T>& args);
 template <class T> KernelPtr<T> make_fft2d(const KernelArgs<T>& args);
 template <class T> KernelPtr<T> make_winograd(const KernelArgs<T>& args);
