@@ -91,6 +91,17 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_lis
   return nb::ndarray<nb::numpy, T>(owned->data(), shape, owner);
 }
 
+/// A new NumPy array whose values are left for the caller to write: no zeroing pass before
+/// a kernel overwrites them all (conv2d's outputs run to many MiB).
+template <class T>
+nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
+  std::size_t size = 1;
+  for (const std::size_t extent : shape) size *= extent;
+  auto* owned = new T[size];
+  nb::capsule owner(owned, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T>(owned, shape, owner);
+}
+
 template <class T>
 nb::ndarray<nb::numpy, T> table_to_numpy(fastconv::Table<T>&& table) {
   const std::size_t rows = table.rows, cols = table.cols;
@@ -744,12 +755,12 @@ void bind_conv2d(nb::module_& m, const char* suffix) {
           [](const Plan& self, Tensor4<T> input) {
             const auto& s = self.shape();
             check_shape(input, {s.batch, s.channels, s.height, s.width}, "input");
-            std::vector<T> out(s.output_size());
+            auto out = uninitialized_numpy<T>({s.batch, s.filters, s.out_height(), s.out_width()});
             {
               nb::gil_scoped_release release;
-              self.execute(std::span<const T>(input.data(), input.size()), out);
+              self.execute(std::span<const T>(input.data(), input.size()), std::span<T>(out.data(), out.size()));
             }
-            return to_numpy(std::move(out), {s.batch, s.filters, s.out_height(), s.out_width()});
+            return out;
           },
           "input"_a.noconvert(), "The convolution of a host array, as a new NumPy array.")
       .def(
