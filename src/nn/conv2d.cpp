@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "core/backend_impl.hpp"
 #include "nn/blas.hpp"
@@ -159,21 +160,36 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 }
 
 /// Builds every applicable kernel, times it on a deterministic sample input, and keeps the
-/// fastest (whose plan work is then not repeated).
+/// fastest (whose plan work is then not repeated). The two fastest, when within 2× of each
+/// other, are timed again in turns, so that a burst of noise during one of them (other
+/// processes, a busy neighbour on a VM) does not decide between them.
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 17) - 8) / T(8);
-  std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> best{Conv2dAlgorithm::direct, nullptr};
-  double best_time = 1e300;
+  struct Timed {
+    Conv2dAlgorithm algorithm = Conv2dAlgorithm::direct;
+    nn::KernelPtr<T> kernel;
+    double seconds = 1e300;
+  };
+  Timed best, second;
   for (Conv2dAlgorithm candidate : kMeasured) {
     if (!conv2d_supports(candidate, s)) continue;
-    nn::KernelPtr<T> kernel = make_kernel(candidate, args);
-    const double t = time_kernel(*kernel, input.data(), output.data());
-    if (t < best_time) best_time = t, best = {candidate, std::move(kernel)};
+    Timed t{candidate, make_kernel(candidate, args), 0};
+    t.seconds = time_kernel(*t.kernel, input.data(), output.data());
+    if (t.seconds < best.seconds) {
+      second = std::exchange(best, std::move(t));
+    } else if (t.seconds < second.seconds) {
+      second = std::move(t);
+    }
   }
-  return best;
+  if (second.kernel && second.seconds < 2 * best.seconds && best.seconds < 0.2) {
+    for (int round = 0; round < 3; ++round)
+      for (Timed* t : {&best, &second}) t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data()));
+    if (second.seconds < best.seconds) std::swap(best, second);
+  }
+  return {best.algorithm, std::move(best.kernel)};
 }
 
 }  // namespace
