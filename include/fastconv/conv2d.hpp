@@ -7,7 +7,7 @@
 // row-major and contiguous. Padding may be asymmetric and larger than the kernel.
 //
 // Algorithms, each selectable by name and each giving the result of `direct` to rounding:
-//   direct       the loops, ordered for contiguous inner loops; threads over (n, k)
+//   direct       the sum in register tiles (4 filters × 3 vectors of a row); threads over (n, row band)
 //   im2col_gemm  im2col of row bands, then one BLAS GEMM per band
 //   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once
 //   winograd     F(4×4, 3×3) for 3×3 kernels only; the channel sum is one BLAS GEMM per tile element
