@@ -186,7 +186,8 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
   }
   if (second.kernel && second.seconds < 2 * best.seconds && best.seconds < 0.2) {
     for (int round = 0; round < 3; ++round)
-      for (Timed* t : {&best, &second}) t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data()));
+      for (Timed* t : {&best, &second})
+        t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data()));
     if (second.seconds < best.seconds) std::swap(best, second);
   }
   return {best.algorithm, std::move(best.kernel)};

@@ -52,11 +52,12 @@ class Direct final : public Conv2dKernel<T> {
     const std::size_t row_bytes = s.channels * Wp * sizeof(T);
     const std::size_t fit = (std::size_t{256} << 10) / row_bytes;
     const std::size_t want = std::max<std::size_t>(1, 8 * static_cast<std::size_t>(threads_) / s.batch);
-    band_ = std::clamp<std::size_t>(std::min((Oh + want - 1) / want, fit > s.kernel_height ? fit - s.kernel_height + 1 : 1),
-                                    1, 16);
+    const std::size_t fitting_band = fit > s.kernel_height ? fit - s.kernel_height + 1 : 1;
+    band_ = std::clamp<std::size_t>(std::min((Oh + want - 1) / want, fitting_band), 1, 16);
     band_values_ = s.channels * (band_ + s.kernel_height - 1) * Wp + kDirectOverread<T>;
     // Channel blocks of equal size whose Kh input rows take at most 16 KiB (half of a 32 KiB L1).
-    const std::size_t block_rows = std::max<std::size_t>(1, (std::size_t{16} << 10) / (s.kernel_height * Wp * sizeof(T)));
+    const std::size_t block_rows =
+        std::max<std::size_t>(1, (std::size_t{16} << 10) / (s.kernel_height * Wp * sizeof(T)));
     const std::size_t blocks = (s.channels + block_rows - 1) / block_rows;
     channel_block_ = (s.channels + blocks - 1) / blocks;
     scratch_.resize(static_cast<std::size_t>(threads_) * band_values_);
