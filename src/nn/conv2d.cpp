@@ -161,8 +161,8 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 
 /// Builds every applicable kernel, times it on a deterministic sample input, and keeps the
 /// fastest (whose plan work is then not repeated). The two fastest, when within 2× of each
-/// other, are timed again in turns, so that a burst of noise during one of them (other
-/// processes, a busy neighbour on a VM) does not decide between them.
+/// other, are timed again in turns (3 rounds, when a run takes under 0.2 s), so that a burst of
+/// noise during one of them (other processes, a busy neighbour on a VM) does not decide.
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;

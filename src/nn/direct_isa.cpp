@@ -6,8 +6,9 @@
 //
 // Compiled once per instruction set (src/CMakeLists.txt) with FASTCONV_NN_ISA naming it:
 // `base` (the architecture's baseline) and, on x86-64, `avx2` (-mavx2 -mfma). The vectors are
-// GCC/Clang vector extensions of 32 bytes; compiled as a whole for one target, so that every
-// helper below is, vectors never take the baseline's two-register form inside an AVX2 copy.
+// GCC/Clang vector extensions of 32 bytes. The whole file is compiled for one target, helpers
+// included: with a target attribute on the caller only, GCC lowers a shared helper for the
+// baseline first, and every broadcast in the AVX2 copy becomes two 16-byte halves.
 #include <algorithm>
 #include <cstring>
 
@@ -48,7 +49,6 @@ template <class T>
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-
 
 /// Which part of the sum a tile adds: channels [c0, c1), onto the bias (c0 = 0) or onto what
 /// the output holds.

@@ -40,7 +40,7 @@ FASTCONV_NN_DIRECT_DECLARE(avx2)
 #endif
 #undef FASTCONV_NN_DIRECT_DECLARE
 
-/// Values past the end of an image's last row that band() may read (and ignore).
+/// Values past the end of rows.image's last row that band() may read (and ignore).
 template <class T>
 inline constexpr std::size_t kDirectOverread = 32 / sizeof(T);
 
