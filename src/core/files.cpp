@@ -147,14 +147,18 @@ AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
   int error = EEXIST;
   for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
     temporary_ = directory / temporary_name(target);
+    // Registered before it exists: a signal between open() and the registration would leave
+    // the file behind. (A signal before open() unlinks a name that is not there; the names are
+    // random 64-bit, so an existing file of the same name, O_EXCL's EEXIST, is not expected.)
+    slot_ = register_temporary(temporary_);
     // open() rather than mkstemp() so the file gets the mode the umask gives any new file.
     fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     error = fd_ < 0 ? errno : 0;
+    if (error != 0) unregister_temporary(std::exchange(slot_, -1));
   }
   if (error != 0) {
     fail_errno(target.string(), "cannot create a temporary file in '" + directory.string() + "'", error);
   }
-  slot_ = register_temporary(temporary_);
 }
 
 AtomicFile::~AtomicFile() {
