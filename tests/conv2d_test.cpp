@@ -131,6 +131,11 @@ std::vector<Conv2dShape> edge_shapes() {
       {2, 5, 7, 61, 6, 3, 3, {1, 1, 1, 1}},
       {1, 2, 5, 46, 3, 1, 3, {}},
       {3, 1, 4, 150, 1, 2, 7, {0, 1, 3, 3}},
+      // Winograd's groups (24 float or 12 double tiles, 4 output columns each): a tile row of
+      // 28 tiles split over groups, with a last tile cut by the right edge (111 columns); groups
+      // that cross tile rows and images (4 tiles a row), 41 channels and a block of 1 filter.
+      {2, 3, 9, 110, 5, 3, 3, {2, 1, 3, 0}},
+      {3, 41, 10, 14, 9, 3, 3, {0, 1, 1, 1}},
   };
 }
 

@@ -5,50 +5,23 @@
 // every input load feeds KB fused multiply-adds and no partial sum goes through memory.
 //
 // Compiled once per instruction set (src/CMakeLists.txt) with FASTCONV_NN_ISA naming it:
-// `base` (the architecture's baseline) and, on x86-64, `avx2` (-mavx2 -mfma). The vectors are
-// GCC/Clang vector extensions of 32 bytes. The whole file is compiled for one target, helpers
-// included: with a target attribute on the caller only, GCC lowers a shared helper for the
+// `isa_base` (the architecture's baseline) and, on x86-64, `isa_avx2` (-mavx2 -mfma). The
+// vectors are GCC/Clang vector extensions of 32 bytes (nn/vec.hpp). The whole file is compiled
+// for one target, helpers included: with a target attribute on the caller only, GCC lowers a shared helper for the
 // baseline first, and every broadcast in the AVX2 copy becomes two 16-byte halves.
 #include <algorithm>
 #include <cstring>
 
 #include "nn/direct_isa.hpp"
-
-// No vector crosses a call: every helper is inlined into band().
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "nn/vec.hpp"
 
 namespace fastconv::nn::FASTCONV_NN_ISA {
 
 namespace {
 
-/// 32-byte vectors (GCC/Clang vector extension): one AVX2 register, two SSE2 ones in the
-/// baseline build.
-template <class T>
-struct VecOf {
-  typedef T type __attribute__((vector_size(32)));
-};
-template <class T>
-using Vec = typename VecOf<T>::type;
-template <class T>
-constexpr std::size_t kLanes = 32 / sizeof(T);
-
 /// XB, the vectors of a tile for KB filters: KB·XB accumulators, ≥ 8 of them (two FMA pipes of
 /// latency 4), plus XB inputs and a broadcast weight within 16 registers.
 constexpr int max_vectors(int filters) { return filters >= 3 ? 3 : filters == 2 ? 5 : 8; }
-
-/// x in every lane (a broadcast; `Vec{} + x` would add 0 first).
-template <class T>
-[[gnu::always_inline]] inline Vec<T> splat(T x) {
-  if constexpr (kLanes<T> == 8) return Vec<T>{x, x, x, x, x, x, x, x};
-  else return Vec<T>{x, x, x, x};
-}
-
-template <class T>
-[[gnu::always_inline]] inline Vec<T> load(const T* p) {
-  Vec<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 /// Which part of the sum a tile adds: channels [c0, c1), onto the bias (c0 = 0) or onto what
 /// the output holds.

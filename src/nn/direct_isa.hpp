@@ -28,7 +28,7 @@ inline constexpr std::size_t kDirectFilterBlock = 4;
 // kDirectOverread values past their end, so the last row of rows.image needs that much
 // readable memory after it.
 #define FASTCONV_NN_DIRECT_DECLARE(isa)                                                                   \
-  namespace direct_##isa {                                                                                \
+  namespace isa_##isa {                                                                                \
   void band(const DirectRows<float>& rows, std::size_t filters, const float* packed, const float* bias,   \
             float* out, std::size_t count);                                                               \
   void band(const DirectRows<double>& rows, std::size_t filters, const double* packed, const double* bias, \

@@ -3,12 +3,22 @@
 // runs everywhere; a body marked always_inline takes on the instruction set of its caller.
 #pragma once
 
+#include <cstdlib>
+#include <cstring>
+
 namespace fastconv::nn {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FASTCONV_NN_WIDE __attribute__((target("avx2,fma")))
+/// Whether to run the AVX2+FMA copies: the CPU has them, and FASTCONV_CPU_ISA (the cpu
+/// backend's choice of instruction set) does not name a narrower one (`portable`, `sse4`),
+/// which is how the tests reach the baseline copies on an AVX2 machine.
 inline bool has_avx2_fma() noexcept {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool yes = [] {
+    const char* wanted = std::getenv("FASTCONV_CPU_ISA");
+    const bool narrower = wanted && (std::strcmp(wanted, "portable") == 0 || std::strcmp(wanted, "sse4") == 0);
+    return !narrower && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
   return yes;
 }
 #else

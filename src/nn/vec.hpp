@@ -1,0 +1,43 @@
+// src/nn/vec.hpp — 32-byte vectors for the files of src/nn compiled once per instruction set
+// (direct_isa.cpp, winograd_isa.cpp): one AVX2 register, two SSE2 or NEON ones in the baseline
+// build. Everything here sits in the namespace FASTCONV_NN_ISA names, so that the copies
+// compiled with different flags never meet at link time.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+// No vector crosses a call: every helper is inlined into the exported functions.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace fastconv::nn::FASTCONV_NN_ISA {
+
+template <class T>
+struct VecOf {
+  typedef T type __attribute__((vector_size(32)));
+};
+template <class T>
+using Vec = typename VecOf<T>::type;
+template <class T>
+inline constexpr std::size_t kLanes = 32 / sizeof(T);
+
+/// x in every lane (a broadcast; `Vec{} + x` would add 0 first).
+template <class T>
+[[gnu::always_inline]] inline Vec<T> splat(T x) {
+  if constexpr (kLanes<T> == 8) return Vec<T>{x, x, x, x, x, x, x, x};
+  else return Vec<T>{x, x, x, x};
+}
+
+template <class T>
+[[gnu::always_inline]] inline Vec<T> load(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class T>
+[[gnu::always_inline]] inline void store(T* p, const Vec<T>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+}  // namespace fastconv::nn::FASTCONV_NN_ISA
