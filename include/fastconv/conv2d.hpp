@@ -10,7 +10,8 @@
 //   direct       the sum in register tiles (4 filters × 3 vectors of a row); threads over (n, row band)
 //   im2col_gemm  im2col of row bands, then one BLAS GEMM per band
 //   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once
-//   winograd     F(4×4, 3×3) for 3×3 kernels only; the channel sum is one BLAS GEMM per tile element
+//   winograd     F(4×4, 3×3) for 3×3 kernels only: transforms vectorised across tiles, the channel
+//                sums in register tiles (4 filters × 24 tiles); threads over groups of 24 tiles
 //   polyhankel   seed 002 (Xu et al., CGO 2025): the convolution as one polynomial product per
 //                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement
 //   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)

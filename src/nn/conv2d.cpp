@@ -161,8 +161,9 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 
 /// Builds every applicable kernel, times it on a deterministic sample input, and keeps the
 /// fastest (whose plan work is then not repeated). The two fastest, when within 2× of each
-/// other, are timed again in turns (3 rounds, when a run takes under 0.2 s), so that a burst of
-/// noise during one of them (other processes, a busy neighbour on a VM) does not decide.
+/// other, are timed again in turns (when a run takes under 0.2 s: 3 rounds, or as many as take
+/// about 50 ms of the faster one, up to 16), so that a burst of noise during one of them (other
+/// processes, a busy neighbour on a VM) does not decide.
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
@@ -185,7 +186,8 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     }
   }
   if (second.kernel && second.seconds < 2 * best.seconds && best.seconds < 0.2) {
-    for (int round = 0; round < 3; ++round)
+    const int rounds = std::clamp(static_cast<int>(0.05 / best.seconds), 3, 16);
+    for (int round = 0; round < rounds; ++round)
       for (Timed* t : {&best, &second})
         t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data()));
     if (second.seconds < best.seconds) std::swap(best, second);

@@ -81,8 +81,9 @@ class Winograd final : public Conv2dKernel<T> {
       for (std::size_t c = 0; c < C; ++c) {
         double g[9], half[6 * 3], full[kElements];
         for (int i = 0; i < 9; ++i) g[i] = static_cast<double>(weights[(k * C + c) * 9 + static_cast<std::size_t>(i)]);
-        for (std::size_t col = 0; col < 3; ++col) filter_transform_1d(g + col, 3, half + col, 3);          // G·g: 6×3
-        for (std::size_t row = 0; row < kTile; ++row) filter_transform_1d(half + 3 * row, 1, full + kTile * row, 1);  // ·Gᵀ
+        for (std::size_t col = 0; col < 3; ++col) filter_transform_1d(g + col, 3, half + col, 3);  // G·g: 6×3
+        for (std::size_t row = 0; row < kTile; ++row)
+          filter_transform_1d(half + 3 * row, 1, full + kTile * row, 1);  // ·Gᵀ
         T* block = u_.data() + k / B * kElements * C * B;
         for (std::size_t e = 0; e < kElements; ++e) block[(e * C + c) * B + k % B] = static_cast<T>(full[e]);
       }

@@ -3,10 +3,11 @@
 //
 // Per group (3 vectors of tiles) and channel, the six input rows of each tile row are copied
 // with their padding, split into the four column phases (x mod 4) in registers, and Bᵀ·d·B is
-// computed for L tiles at once into V[c][ξ][tile]. The channel sum M[ξ][k] = Σ_c U[ξ][k][c]·V[ξ][c]
+// computed for L tiles at once into V[ξ][c][tile]. The channel sum M[ξ][k] = Σ_c U[ξ][k][c]·V[ξ][c]
 // is a register tile of 4 filters × 3 vectors: per channel, 3 loads of V and 4 broadcasts of U
 // feed 12 fused multiply-adds. Aᵀ·M·A + bias then goes back through the phases into output rows.
-// V of a group stays in L2 (36·C·(G + L) values), M of a block of filters in L1.
+// V of a group stays in L2 (36·C·(G + L) values), M of a block of filters in L1. A thread runs
+// one group from input to output, so nothing of it goes through memory beyond L2.
 //
 // Compiled once per instruction set like direct_isa.cpp (see there, and nn/vec.hpp).
 #include <algorithm>
@@ -86,8 +87,10 @@ template <class T>
     store(line + 2 * L, __builtin_shufflevector(u1, w1, 0, 1, 8, 9, 2, 3, 10, 11));
     store(line + 3 * L, __builtin_shufflevector(u1, w1, 4, 5, 12, 13, 6, 7, 14, 15));
   } else {  // 4 lanes: a 4×4 transpose
-    const Vec<T> t0 = __builtin_shufflevector(o[0], o[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(o[0], o[1], 1, 5, 3, 7);
-    const Vec<T> t2 = __builtin_shufflevector(o[2], o[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(o[2], o[3], 1, 5, 3, 7);
+    const Vec<T> t0 = __builtin_shufflevector(o[0], o[1], 0, 4, 2, 6);
+    const Vec<T> t1 = __builtin_shufflevector(o[0], o[1], 1, 5, 3, 7);
+    const Vec<T> t2 = __builtin_shufflevector(o[2], o[3], 0, 4, 2, 6);
+    const Vec<T> t3 = __builtin_shufflevector(o[2], o[3], 1, 5, 3, 7);
     store(line, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
     store(line + L, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
     store(line + 2 * L, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
@@ -117,23 +120,25 @@ template <class T>
   return runs;
 }
 
-/// dst[0, need) = src[i] for i in [lo, hi), zeros elsewhere (src may be null when lo = hi),
-/// in vectors: a call to memcpy costs more than these few dozen values.
+/// dst[i] = row[x0 + i] for i in [lo, hi), zeros for the rest of [0, need) (row may be null
+/// when lo = hi). In vectors: a call to memcpy costs more than these few dozen values.
 template <class T>
-[[gnu::always_inline]] inline void copy_row(T* dst, const T* src, std::size_t lo, std::size_t hi, std::size_t need) {
+[[gnu::always_inline]] inline void copy_row(T* dst, const T* row, std::ptrdiff_t x0, std::size_t lo, std::size_t hi,
+                                            std::size_t need) {
   constexpr std::size_t L = kLanes<T>;
   std::size_t i = 0;
   for (; i < lo; ++i) dst[i] = T(0);
-  for (; i + L <= hi; i += L) store(dst + i, load(src + i));
-  for (; i < hi; ++i) dst[i] = src[i];
+  for (; i + L <= hi; i += L) store(dst + i, load(row + (x0 + static_cast<std::ptrdiff_t>(i))));
+  for (; i < hi; ++i) dst[i] = row[x0 + static_cast<std::ptrdiff_t>(i)];
   for (; i < need; ++i) dst[i] = T(0);
 }
 
 template <class T>
 using Scratch = WinogradScratch<T>;
 
-/// V[ξ][c][tiles of s] (rows Scratch::stride apart, panels of C rows Scratch::panel(C) apart): Bᵀ·d·B of every tile of s. Vectors run past the segment's last tile; the next segment, or the slack past the
-/// group, takes what they write there.
+/// V[ξ][c][tiles of s] (rows Scratch::stride apart, the C rows of each ξ a Scratch::panel(C)
+/// apart): Bᵀ·d·B of every tile of s. Vectors run past the segment's last tile; the next
+/// segment, or the slack past the group, takes what they write there.
 template <class T>
 [[gnu::always_inline]] inline void transform_input(const WinogradTiles<T>& a, const Segment& s, std::size_t c, T* v,
                                                    T* rows) {
@@ -145,13 +150,13 @@ template <class T>
   const std::ptrdiff_t x0 = static_cast<std::ptrdiff_t>(4 * s.tj) - static_cast<std::ptrdiff_t>(a.pad_left);
   const std::ptrdiff_t W = static_cast<std::ptrdiff_t>(a.width), n_need = static_cast<std::ptrdiff_t>(need);
   const std::size_t lo = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(-x0, 0, n_need));
-  const std::size_t hi = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(W - x0, static_cast<std::ptrdiff_t>(lo), n_need));
+  const std::size_t hi =
+      static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(W - x0, static_cast<std::ptrdiff_t>(lo), n_need));
   for (std::size_t r = 0; r < kTile; ++r) {
     const std::size_t y = 4 * s.ti + r;
     const bool inside = y >= a.pad_top && y - a.pad_top < a.height;
-    // src[i] is image column x0 + i of the row (only read for i in [lo, hi)).
-    const T* src = inside ? plane + static_cast<std::ptrdiff_t>((y - a.pad_top) * a.width) + x0 : nullptr;
-    copy_row(rows + r * Scratch<T>::row, src, inside ? lo : 0, inside ? hi : 0, need);
+    const T* row = inside ? plane + (y - a.pad_top) * a.width : nullptr;
+    copy_row(rows + r * Scratch<T>::row, row, x0, inside ? lo : 0, inside ? hi : 0, need);
   }
   for (std::size_t j = 0; j < vectors; ++j) {
     Vec<T> across[kTile][kTile];  // [input row][Bᵀ·(row)ᵀ element]
@@ -161,20 +166,18 @@ template <class T>
       columns(rows + r * Scratch<T>::row + 4 * L * j, p);
       input_1d<T>(p, across[r]);
     }
-    Vec<T> tile[kTile][kTile];  // [ξ / 6][ξ % 6]
-#pragma GCC unroll 6
-    for (std::size_t b = 0; b < kTile; ++b) {
+    // ξ = 6·e + b: the rows of column b lie 6 panels apart. One pointer walks down them: 36
+    // addresses computed up front would not fit in registers.
+    T* out = v + c * Scratch<T>::stride + s.offset + L * j;
+#pragma GCC unroll 1
+    for (std::size_t b = 0; b < kTile; ++b, out += panel) {
       const Vec<T> d[kTile] = {across[0][b], across[1][b], across[2][b], across[3][b], across[4][b], across[5][b]};
       Vec<T> o[kTile];
       input_1d<T>(d, o);
+      T* q = out;
 #pragma GCC unroll 6
-      for (std::size_t e = 0; e < kTile; ++e) tile[e][b] = o[e];
+      for (std::size_t e = 0; e < kTile; ++e, q += kTile * panel) store(q, o[e]);
     }
-    // The 36 rows lie a panel apart: one pointer stepped along them, where 36 addresses
-    // computed up front would not fit in registers.
-    T* out = v + c * Scratch<T>::stride + s.offset + L * j;
-#pragma GCC unroll 2
-    for (std::size_t e = 0; e < kElements; ++e, out += panel) store(out, tile[e / kTile][e % kTile]);
   }
 }
 
