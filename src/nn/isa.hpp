@@ -1,6 +1,6 @@
-// src/nn/isa.hpp — the hot loops of src/nn compiled twice: for the baseline x86-64 and for
-// AVX2+FMA, chosen at run time. The library is built without -march flags so that one binary
-// runs everywhere; a body marked always_inline takes on the instruction set of its caller.
+// src/nn/isa.hpp — which copy of src/nn's hot loops to run. The files nn/*_isa.cpp are compiled
+// for the baseline and, on x86-64, for AVX2+FMA (src/CMakeLists.txt); the library is built
+// without -march flags so that one binary runs everywhere.
 #pragma once
 
 #include <cstdlib>
@@ -9,7 +9,6 @@
 namespace fastconv::nn {
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define FASTCONV_NN_WIDE __attribute__((target("avx2,fma")))
 /// Whether to run the AVX2+FMA copies: the CPU has them, and FASTCONV_CPU_ISA (the cpu
 /// backend's choice of instruction set) does not name a narrower one (`portable`, `sse4`),
 /// which is how the tests reach the baseline copies on an AVX2 machine.
@@ -22,20 +21,7 @@ inline bool has_avx2_fma() noexcept {
   return yes;
 }
 #else
-#define FASTCONV_NN_WIDE
 inline bool has_avx2_fma() noexcept { return false; }
 #endif
 
 }  // namespace fastconv::nn
-
-/// Defines `name_wide` (AVX2+FMA) and `name_base` and `name(...)` choosing between them; the
-/// body is the always_inline function `body`.
-#define FASTCONV_NN_DISPATCH(name, body)                                                  \
-  template <class... A>                                                                  \
-  FASTCONV_NN_WIDE void name##_wide(A... a) { body(a...); }                              \
-  template <class... A>                                                                  \
-  void name##_base(A... a) { body(a...); }                                               \
-  template <class... A>                                                                  \
-  void name(A... a) {                                                                    \
-    if (::fastconv::nn::has_avx2_fma()) name##_wide(a...); else name##_base(a...);       \
-  }

@@ -15,37 +15,50 @@
 #include "nn/isa.hpp"
 #include "nn/kernels.hpp"
 #include "nn/lengths.hpp"
+#include "nn/spectral_isa.hpp"
 
 namespace fastconv::nn {
 
-/// Bins per block of the channel sum: the N·B outputs of one filter stay in L1 while the
-/// channels stream past, and the N·C·B inputs of a block in L2.
-inline constexpr std::size_t kBinBlock = 32;
-
-/// y[n] (+)= Σ_c x[n,c]·u[c] over one block of bins for one filter, complex numbers stored
-/// interleaved (re, im). x rows are `x_row` complex apart with channel c at c·x_row and image
-/// n at n·x_image; u is the filter's C·B block; y rows are `y_image` complex apart.
+/// Plane p of `planes` (blocks·kBinBlock complex values, interleaved (re, im) as FFTW writes
+/// them) into the channel sum's store (spectral_isa.hpp): block b of plane p, split, at
+/// store + 2·kBinBlock·(b·planes + p). Each block of the store then holds every plane's bins
+/// together, which the channel sum reads in order. Done right after the plane's transform,
+/// while it is in cache.
 template <class T>
-[[gnu::always_inline]] inline void channel_sum_body(const T* x, std::size_t x_row, std::size_t x_image, const T* u,
-                                                    T* y, std::size_t y_image, std::size_t images,
-                                                    std::size_t channels) {
+void scatter_blocks(const std::complex<T>* plane, T* store, std::size_t p, std::size_t planes, std::size_t blocks) {
   constexpr std::size_t B = kBinBlock;
-  for (std::size_t n = 0; n < images; ++n) std::fill(y + 2 * n * y_image, y + 2 * (n * y_image + B), T(0));
-  for (std::size_t c = 0; c < channels; ++c) {
-    const T* uc = u + 2 * c * B;
-    for (std::size_t n = 0; n < images; ++n) {
-      const T* xc = x + 2 * (n * x_image + c * x_row);
-      T* yn = y + 2 * n * y_image;
-      for (std::size_t f = 0; f < B; ++f) {
-        const T xr = xc[2 * f], xi = xc[2 * f + 1], ur = uc[2 * f], ui = uc[2 * f + 1];
-        yn[2 * f] += xr * ur - xi * ui;
-        yn[2 * f + 1] += xr * ui + xi * ur;
-      }
+  const T* values = reinterpret_cast<const T*>(plane);
+  for (std::size_t b = 0; b < blocks; ++b, values += 2 * B) {
+    T* split = store + 2 * B * (b * planes + p);
+    for (std::size_t f = 0; f < B; ++f) {
+      split[f] = values[2 * f];
+      split[B + f] = values[2 * f + 1];
     }
   }
 }
 
-FASTCONV_NN_DISPATCH(channel_sum, channel_sum_body)
+/// The inverse of scatter_blocks, right before a plane's inverse transform.
+template <class T>
+void gather_blocks(const T* store, std::size_t p, std::size_t planes, std::size_t blocks, std::complex<T>* plane) {
+  constexpr std::size_t B = kBinBlock;
+  T* values = reinterpret_cast<T*>(plane);
+  for (std::size_t b = 0; b < blocks; ++b, values += 2 * B) {
+    const T* split = store + 2 * B * (b * planes + p);
+    for (std::size_t f = 0; f < B; ++f) {
+      values[2 * f] = split[f];
+      values[2 * f + 1] = split[B + f];
+    }
+  }
+}
+
+/// The channel sum of this CPU's instruction set (spectral_isa.cpp).
+template <class T>
+void channel_sum_block(const ChannelSumBlock<T>& block) {
+#if defined(__x86_64__)
+  if (has_avx2_fma()) return isa_avx2::channel_sum_block(block);
+#endif
+  isa_base::channel_sum_block(block);
+}
 
 /// Layout requirements (see fft2d.cpp, polyhankel.cpp):
 ///   std::vector<int> dims() const;                         the real transform's extents
@@ -67,8 +80,9 @@ class SpectralConv final : public Conv2dKernel<T> {
     // Each thread's input array keeps its zeros between the image's positions from call to call.
     inputs_ = AlignedArray<T>(static_cast<std::size_t>(threads_) * real_row_);
     outputs_ = AlignedArray<T>(static_cast<std::size_t>(threads_) * real_row_);
-    x_ = AlignedArray<complex>(s.batch * s.channels * bins_row_);
-    y_ = AlignedArray<complex>(s.batch * s.filters * bins_row_);
+    spectra_ = AlignedArray<complex>(static_cast<std::size_t>(threads_) * bins_row_);
+    x_ = AlignedArray<T>(2 * s.batch * s.channels * bins_row_);
+    y_ = AlignedArray<T>(2 * s.batch * s.filters * bins_row_);
     kernel_spectra(a.weights);
   }
 
@@ -80,51 +94,57 @@ class SpectralConv final : public Conv2dKernel<T> {
 
  private:
   /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor), stored block by block
-  /// ([block][k][c][B]) so that the channel sum reads it once, in order.
+  /// ([block][k][c][B], each split) so that the channel sum reads it once, in order.
   void kernel_spectra(std::span<const T> weights) {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
     u_ = AlignedArray<complex>(blocks_ * K * C * kBinBlock);
-    AlignedArray<complex> spectra(static_cast<std::size_t>(threads_) * bins_row_);
     const T scale = T(1) / static_cast<T>(fft_.real_size());
     const long long pairs = static_cast<long long>(K * C);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && pairs > 1)
     for (long long p = 0; p < pairs; ++p) {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = outputs_.data() + t * real_row_;
-      complex* spectrum = spectra.data() + t * bins_row_;
+      complex* spectrum = spectra_.data() + t * bins_row_;
       std::fill(real, real + fft_.real_size(), T(0));
       layout_.place_kernel(weights.data() + static_cast<std::size_t>(p) * taps, scale, real);
       fft_.forward(real, spectrum);
       const std::size_t k = static_cast<std::size_t>(p) / C, c = static_cast<std::size_t>(p) % C;
-      for (std::size_t f = 0; f < fft_.bins(); ++f)
-        u_[((f / kBinBlock * K + k) * C + c) * kBinBlock + f % kBinBlock] = spectrum[f];
+      T* u = reinterpret_cast<T*>(u_.data());
+      for (std::size_t f = 0; f < fft_.bins(); ++f) {
+        T* block = u + 2 * ((f / kBinBlock * K + k) * C + c) * kBinBlock;
+        block[f % kBinBlock] = spectrum[f].real();
+        block[kBinBlock + f % kBinBlock] = spectrum[f].imag();
+      }
     }
   }
 
   void forward_images(const T* input) const {
     const Conv2dShape& s = shape_;
     const std::size_t plane = s.height * s.width;
-    const long long planes = static_cast<long long>(s.batch * s.channels);
+    const std::size_t planes = s.batch * s.channels;
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && planes > 1)
-    for (long long p = 0; p < planes; ++p) {
-      T* real = inputs_.data() + static_cast<std::size_t>(omp_get_thread_num()) * real_row_;
+    for (long long p = 0; p < static_cast<long long>(planes); ++p) {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      T* real = inputs_.data() + t * real_row_;
+      complex* spectrum = spectra_.data() + t * bins_row_;
       layout_.place_input(input + static_cast<std::size_t>(p) * plane, real);
-      fft_.forward(real, x_.data() + static_cast<std::size_t>(p) * bins_row_);
+      fft_.forward(real, spectrum);
+      scatter_blocks(spectrum, x_.data(), static_cast<std::size_t>(p), planes, blocks_);
     }
   }
 
   void channel_sums() const {
     const Conv2dShape& s = shape_;
     const std::size_t N = s.batch, C = s.channels, K = s.filters;
+    constexpr std::size_t B2 = 2 * kBinBlock;  // real values per split block
     const long long blocks = static_cast<long long>(blocks_);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && blocks > 1)
     for (long long b = 0; b < blocks; ++b) {
-      const std::size_t first = static_cast<std::size_t>(b) * kBinBlock;
-      for (std::size_t k = 0; k < K; ++k)
-        channel_sum(reinterpret_cast<const T*>(x_.data() + first), bins_row_, C * bins_row_,
-                    reinterpret_cast<const T*>(u_.data() + (static_cast<std::size_t>(b) * K + k) * C * kBinBlock),
-                    reinterpret_cast<T*>(y_.data() + k * bins_row_ + first), K * bins_row_, N, C);
+      const auto block = static_cast<std::size_t>(b);
+      channel_sum_block(ChannelSumBlock<T>{x_.data() + block * N * C * B2, C * B2, B2,
+                                           reinterpret_cast<const T*>(u_.data()) + block * K * C * B2, C * B2,
+                                           y_.data() + block * N * K * B2, K * B2, B2, N, K, C});
     }
   }
 
@@ -132,11 +152,14 @@ class SpectralConv final : public Conv2dKernel<T> {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, plane = s.out_height() * s.out_width();
     const std::span<const T> bias(bias_);
-    const long long planes = static_cast<long long>(s.batch * K);
+    const std::size_t planes = s.batch * K;
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && planes > 1)
-    for (long long p = 0; p < planes; ++p) {
-      T* real = outputs_.data() + static_cast<std::size_t>(omp_get_thread_num()) * real_row_;
-      fft_.inverse(y_.data() + static_cast<std::size_t>(p) * bins_row_, real);
+    for (long long p = 0; p < static_cast<long long>(planes); ++p) {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      T* real = outputs_.data() + t * real_row_;
+      complex* spectrum = spectra_.data() + t * bins_row_;
+      gather_blocks(y_.data(), static_cast<std::size_t>(p), planes, blocks_, spectrum);
+      fft_.inverse(spectrum, real);
       layout_.extract(real, output + static_cast<std::size_t>(p) * plane,
                       bias_of(bias, static_cast<std::size_t>(p) % K));
     }
@@ -149,7 +172,8 @@ class SpectralConv final : public Conv2dKernel<T> {
   int threads_;
   std::size_t real_row_ = 0, blocks_ = 0, bins_row_ = 0;
   AlignedArray<T> inputs_, outputs_;
-  AlignedArray<complex> x_, y_, u_;
+  AlignedArray<complex> spectra_, u_;  // spectra_: one plane's bins per thread
+  AlignedArray<T> x_, y_;              // the channel sum's store (scatter_blocks)
 };
 
 /// FFTW_MEASURE makes transforms 1.2–1.5× faster than FFTW_ESTIMATE from about 4096 points on,

@@ -1,0 +1,38 @@
+// src/nn/spectral_isa.hpp — the channel sum of the FFT algorithms (spectral_isa.cpp), compiled
+// once per instruction set (src/CMakeLists.txt); spectral.hpp picks one at run time.
+#pragma once
+
+#include <cstddef>
+
+namespace fastconv::nn {
+
+/// Bins per block of the channel sum. Within a block, spectra are stored split: the kBinBlock
+/// real parts, then the kBinBlock imaginary parts.
+inline constexpr std::size_t kBinBlock = 32;
+
+/// One block of bins of Y[n,k] = Σ_c X[n,c]·U[k,c] for every image n and filter k. Offsets
+/// are in real values: X[n,c]'s block at x + n·x_image + c·x_channel, U[k,c]'s at
+/// u + k·u_filter + c·2·kBinBlock, Y[n,k]'s at y + n·y_image + k·y_filter.
+template <class T>
+struct ChannelSumBlock {
+  const T* x;
+  std::size_t x_image, x_channel;
+  const T* u;
+  std::size_t u_filter;
+  T* y;
+  std::size_t y_image, y_filter;
+  std::size_t images, filters, channels;
+};
+
+#define FASTCONV_NN_SPECTRAL_DECLARE(isa)                    \
+  namespace isa_##isa {                                      \
+  void channel_sum_block(const ChannelSumBlock<float>& b);  \
+  void channel_sum_block(const ChannelSumBlock<double>& b); \
+  }
+FASTCONV_NN_SPECTRAL_DECLARE(base)
+#if defined(__x86_64__)
+FASTCONV_NN_SPECTRAL_DECLARE(avx2)
+#endif
+#undef FASTCONV_NN_SPECTRAL_DECLARE
+
+}  // namespace fastconv::nn
