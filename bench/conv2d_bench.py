@@ -8,8 +8,10 @@ CPU) in one run — seed 002's three sweeps (its Figs. 3–5) scaled to a small 
 
 batch 8, float32, padding 0, stride 1. Each fastconv algorithm is planned once per shape (kernel
 spectra, Winograd filter transforms and FFT plans made then, as for inference) and its execute()
-timed; PyTorch is timed on the same tensors with the same thread count. Times are medians of
---repeats runs (at least --min-time seconds of runs per case), in ms.
+timed; PyTorch is timed on the same tensors with the same thread count. PyTorch and the
+algorithms are timed in rounds, each round running every one of them once, so that a slow spell
+of the machine falls on all of them alike. Times are medians of at least --repeats rounds (and
+at least --min-time seconds of runs per contender), in ms.
 
     build/venv/bin/python bench/conv2d_bench.py --threads 2 --json /tmp/conv2d.json
     build/venv/bin/python bench/conv2d_bench.py --from-json /tmp/conv2d.json --table --plot docs/bench-conv2d.png
@@ -41,17 +43,22 @@ def sweeps(quick: bool):
         yield "c", dict(n=8, c=c, k=c, h=56, w=56, kh=3, kw=3), c
 
 
-def median_ms(run, repeats: int, min_time: float) -> float:
-    run()  # warm-up: first-touch memory, lazy initialisation
-    times = []
+def median_ms(runs: dict, repeats: int, min_time: float) -> dict:
+    """The median ms of each of `runs` (name: callable), timed in interleaved rounds."""
+    for run in runs.values():
+        run()  # warm-up: first-touch memory, lazy initialisation
+    times = {name: [] for name in runs}
     start = time.perf_counter()
-    while len(times) < repeats or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - t0) * 1e3)
-        if len(times) >= 200:
+    rounds = 0
+    while rounds < repeats or time.perf_counter() - start < min_time * len(runs):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            times[name].append((time.perf_counter() - t0) * 1e3)
+        rounds += 1
+        if rounds >= 200:
             break
-    return statistics.median(times)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def measure(args) -> list:
@@ -68,15 +75,16 @@ def measure(args) -> list:
         w = rng.standard_normal((shape["k"], shape["c"], shape["kh"], shape["kw"])).astype(np.float32)
         xt, wt = torch.from_numpy(x), torch.from_numpy(w)
         record = dict(sweep=sweep, x=x_value, **shape, threads=args.threads)
-        with torch.no_grad():
-            record["torch"] = median_ms(lambda: torch.nn.functional.conv2d(xt, wt), args.repeats, args.min_time)
+        runs = {"torch": lambda: torch.nn.functional.conv2d(xt, wt)}
         for algorithm in ALGORITHMS:
             if algorithm == "winograd" and (shape["kh"], shape["kw"]) != (3, 3):
                 continue
             plan = fastconv.Conv2dPlan(x.shape, w, algorithm=algorithm, threads=args.threads)
             if algorithm == "auto":
                 record["auto_choice"] = plan.algorithm
-            record[algorithm] = median_ms(lambda: plan(x), args.repeats, args.min_time)
+            runs[algorithm] = lambda plan=plan: plan(x)
+        with torch.no_grad():
+            record.update(median_ms(runs, args.repeats, args.min_time))
         print(json.dumps(record), file=sys.stderr, flush=True)  # progress
         records.append(record)
     return records
