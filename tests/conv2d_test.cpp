@@ -323,6 +323,40 @@ TEST(Conv2dPolyHankelTest, ShortestCyclicLengthIsExact) {
   }
 }
 
+/// Row bands (overlap-save): every band height, at the shortest length that the bands allow,
+/// on shapes where bands start in the top padding, lie wholly in it (top 6 > Kh − 1 + rows),
+/// end in the bottom padding, and where the kernel is taller than a band.
+TEST(Conv2dPolyHankelTest, RowBandsAreExact) {
+  std::mt19937_64 rng(6);
+  for (const Conv2dShape& s : {Conv2dShape{2, 3, 11, 9, 2, 3, 3, {}}, Conv2dShape{1, 2, 7, 6, 3, 3, 2, {6, 4, 1, 2}},
+                               Conv2dShape{3, 1, 9, 5, 2, 5, 4, {1, 0, 0, 3}}, Conv2dShape{1, 2, 4, 7, 1, 2, 3, {0, 5, 2, 0}}}) {
+    const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+    const auto b = random_values<double>(s.filters, rng);
+    const auto expected = definition(x, w, b, s);
+    for (std::size_t rows = 1; rows <= s.out_height(); ++rows) {
+      const std::size_t L = fastconv::nn::polyhankel_min_length(s, rows);
+      EXPECT_LE(L, fastconv::nn::polyhankel_min_length(s)) << describe(s, Conv2dAlgorithm::polyhankel);
+      const auto kernel = fastconv::nn::make_polyhankel<double>({s, w, b, 2}, L, rows);
+      std::vector<double> y(s.output_size(), 1e30);
+      kernel->run(x.data(), y.data());
+      expect_matches(y, expected,
+                     describe(s, Conv2dAlgorithm::polyhankel) + " bands of " + std::to_string(rows) + " rows, L=" +
+                         std::to_string(L),
+                     true);
+    }
+  }
+}
+
+/// Kernel spectra of 9 MB (K·C·L/2 complex floats): large enough for the plan to time bands.
+TEST(Conv2dPolyHankelTest, PlanWithLargeSpectraMatchesTheDefinition) {
+  std::mt19937_64 rng(7);
+  const Conv2dShape s{1, 16, 96, 96, 16, 5, 5, {2, 1, 0, 2}};
+  const auto x = random_values<float>(s.input_size(), rng), w = random_values<float>(s.weight_size(), rng);
+  const auto b = random_values<float>(s.filters, rng);
+  const auto got = fastconv::conv2d<float>(x, w, b, s, Conv2dAlgorithm::polyhankel);
+  expect_matches(got, definition(x, w, b, s), describe(s, Conv2dAlgorithm::polyhankel), true);
+}
+
 TEST(Conv2dErrorsTest, WinogradIsForThreeByThreeOnly) {
   const Conv2dShape s{1, 1, 8, 8, 1, 5, 5, {}};
   const std::vector<float> w(s.weight_size());

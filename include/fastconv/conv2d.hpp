@@ -13,7 +13,8 @@
 //   winograd     F(4×4, 3×3) for 3×3 kernels only: transforms vectorised across tiles, the channel
 //                sums in register tiles (4 filters × 24 tiles); threads over groups of 24 tiles
 //   polyhankel   seed 002 (Xu et al., CGO 2025): the convolution as one polynomial product per
-//                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement
+//                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement;
+//                with large kernel spectra, in row bands (overlap-save) whose height is measured too
 //   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
 //
 // Backends: `cpu` computes every algorithm (threads: the backend's), `reference` computes

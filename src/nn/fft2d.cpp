@@ -16,8 +16,9 @@ class PaddedImageLayout {
         fw_(next_smooth(s.width + s.padding.left + s.padding.right, true)) {}
 
   std::vector<int> dims() const { return {static_cast<int>(fh_), static_cast<int>(fw_)}; }
+  std::size_t bands() const { return 1; }
 
-  void place_input(const T* plane, T* real) const {
+  void place_input(const T* plane, std::size_t /*band*/, T* real) const {
     for (std::size_t r = 0; r < s_.height; ++r)
       std::copy(plane + r * s_.width, plane + (r + 1) * s_.width, real + (r + s_.padding.top) * fw_ + s_.padding.left);
   }
@@ -29,7 +30,7 @@ class PaddedImageLayout {
       for (std::size_t v = 0; v < Kw; ++v) real[(Kh - 1 - u) * fw_ + Kw - 1 - v] = w[u * Kw + v] * scale;
   }
 
-  void extract(const T* real, T* out, T bias) const {
+  void extract(const T* real, std::size_t /*band*/, T* out, T bias) const {
     const std::size_t Oh = s_.out_height(), Ow = s_.out_width();
     for (std::size_t i = 0; i < Oh; ++i) {
       const T* row = real + (i + s_.kernel_height - 1) * fw_ + s_.kernel_width - 1;

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 
@@ -45,15 +46,20 @@ template <class T> KernelPtr<T> make_im2col_gemm(const KernelArgs<T>& args);
 template <class T> KernelPtr<T> make_fft2d(const KernelArgs<T>& args);
 template <class T> KernelPtr<T> make_winograd(const KernelArgs<T>& args);
 /// fft_length = 0: chosen by measurement (cached per shape); otherwise that length, which
-/// must be at least polyhankel_min_length(shape) (tests use it to check the bound).
-template <class T> KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0);
+/// must be at least polyhankel_min_length(shape, band_rows) (tests use it to check the bound).
+/// band_rows: output rows per band (≥ Oh: no bands); 0: chosen by measurement when fft_length
+/// is 0 (cached per shape), no bands otherwise.
+template <class T>
+KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0, std::size_t band_rows = 0);
 
 /// Row stride S of the polynomial: the image rows with at least max(left, right) zeros
 /// between them, which serve as one row's right padding and the next row's left padding.
 std::size_t polyhankel_row_stride(const Conv2dShape& shape) noexcept;
 /// The shortest cyclic length L that gives exact outputs: wrap-around lands only on
-/// discarded degrees when L ≥ max(S·(H+bottom−1) + W+right, S·(H+top−1) + W+left).
-std::size_t polyhankel_min_length(const Conv2dShape& shape) noexcept;
+/// discarded degrees when L ≥ max(S·(H+bottom−1) + W+right, S·(H+top−1) + W+left). With
+/// bands of `band_rows` output rows (< Oh), the largest such bound over the bands, each band
+/// taken as a convolution of its own input rows and the padding it meets.
+std::size_t polyhankel_min_length(const Conv2dShape& shape, std::size_t band_rows = SIZE_MAX) noexcept;
 
 /// bias[k], or 0 without a bias.
 template <class T>

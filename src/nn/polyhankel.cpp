@@ -10,6 +10,13 @@
 // L ≥ polyhankel_min_length gives the exact outputs, since wrap-around lands only on degrees
 // that are not read. L is chosen among even 2^a·3^b·5^c·7^d lengths by timing FFTW on them
 // (its speed differs 3–4× between neighbouring lengths), once per shape in the process.
+//
+// Row bands (overlap-save): when the kernel spectra (K·C·L/2 complex values) are large, the
+// output is computed in bands of rows, one after another, each from the Kh − 1 + rows input
+// rows it needs, as a convolution of its own with the padding it meets. Every band takes the
+// same L, the largest band minimum, so one set of kernel spectra serves them all; the spectra
+// and the per-band arrays shrink with the band, at the cost of the overlapping rows. The band
+// height is chosen by timing whole runs, once per shape in the process.
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -23,8 +30,46 @@ std::size_t polyhankel_row_stride(const Conv2dShape& s) noexcept {
   return s.width + std::max(s.padding.left, s.padding.right);
 }
 
-std::size_t polyhankel_min_length(const Conv2dShape& s) noexcept {
+namespace {
+
+/// Output rows [out_first, out_first + out_rows) of a band, from image rows [first, first + rows)
+/// (none when the band's window lies in the padding), `top` rows below the window's top.
+struct Band {
+  std::size_t out_first, out_rows, first, rows, top;
+};
+
+std::vector<Band> bands_of(const Conv2dShape& s, std::size_t band_rows) {
+  std::vector<Band> bands;
+  const std::size_t Oh = s.out_height(), top = s.padding.top;
+  for (std::size_t i0 = 0; i0 < Oh; i0 += band_rows) {
+    Band b{i0, std::min(band_rows, Oh - i0), 0, 0, 0};
+    // The window: padded rows [i0, i0 + out_rows + Kh − 1); image row y is padded row y + top.
+    const std::size_t lo = std::max(i0, top), hi = std::min(i0 + b.out_rows + s.kernel_height - 1, top + s.height);
+    if (hi > lo) b = {b.out_first, b.out_rows, lo - top, hi - lo, lo - i0};
+    bands.push_back(b);
+  }
+  return bands;
+}
+
+/// The band as a convolution of its own: its image rows, the padding its window meets.
+Conv2dShape band_shape(const Conv2dShape& s, const Band& b) {
+  Conv2dShape sub = s;
+  sub.height = b.rows;
+  sub.padding.top = b.top;
+  sub.padding.bottom = b.out_rows + s.kernel_height - 1 - b.top - b.rows;
+  return sub;
+}
+
+}  // namespace
+
+std::size_t polyhankel_min_length(const Conv2dShape& s, std::size_t band_rows) noexcept {
   const std::size_t S = polyhankel_row_stride(s);
+  if (band_rows < s.out_height()) {
+    std::size_t longest = 1;
+    for (const Band& b : bands_of(s, band_rows))
+      if (b.rows > 0) longest = std::max(longest, polyhankel_min_length(band_shape(s, b)));
+    return longest;
+  }
   return std::max(S * (s.height + s.padding.bottom - 1) + s.width + s.padding.right,
                   S * (s.height + s.padding.top - 1) + s.width + s.padding.left);
 }
@@ -34,16 +79,22 @@ namespace {
 template <class T>
 class PolynomialLayout {
  public:
-  PolynomialLayout(const Conv2dShape& s, std::size_t length)
+  PolynomialLayout(const Conv2dShape& s, std::size_t length, std::size_t band_rows)
       : s_(s), stride_(polyhankel_row_stride(s)), length_(length),
-        c0_(stride_ * (s.kernel_height - 1) + s.kernel_width - 1) {}
+        c0_(stride_ * (s.kernel_height - 1) + s.kernel_width - 1), bands_(bands_of(s, band_rows)) {
+    for (const Band& b : bands_) most_rows_ = std::max(most_rows_, b.rows);
+  }
 
   std::vector<int> dims() const { return {static_cast<int>(length_)}; }
+  std::size_t bands() const { return bands_.size(); }
 
-  /// Row r at degree S·r: the polynomial is written straight into the FFT's input.
-  void place_input(const T* plane, T* real) const {
-    for (std::size_t r = 0; r < s_.height; ++r)
-      std::copy(plane + r * s_.width, plane + (r + 1) * s_.width, real + r * stride_);
+  /// The band's row r at degree S·r: the polynomial is written straight into the FFT's input.
+  /// Rows a taller band wrote before are cleared.
+  void place_input(const T* plane, std::size_t band, T* real) const {
+    const Band& b = bands_[band];
+    for (std::size_t r = 0; r < b.rows; ++r)
+      std::copy(plane + (b.first + r) * s_.width, plane + (b.first + r + 1) * s_.width, real + r * stride_);
+    for (std::size_t r = b.rows; r < most_rows_; ++r) std::fill(real + r * stride_, real + r * stride_ + s_.width, T(0));
   }
 
   /// Degrees beyond L wrap (the product is cyclic); taps that meet there add up.
@@ -53,18 +104,19 @@ class PolynomialLayout {
         real[(c0_ - stride_ * u - v) % length_] += w[u * s_.kernel_width + v] * scale;
   }
 
-  /// Row i of the output starts at degree S·(i − top) − left + c0, taken modulo L (it is
-  /// negative when the top padding exceeds Kh−1).
-  void extract(const T* real, T* out, T bias) const {
-    const std::size_t Oh = s_.out_height(), Ow = s_.out_width();
+  /// The band's output row i starts at degree S·(i − top) − left + c0, taken modulo L (it is
+  /// negative when the band's top padding exceeds Kh−1).
+  void extract(const T* real, std::size_t band, T* out, T bias) const {
+    const Band& b = bands_[band];
+    const std::size_t Ow = s_.out_width();
     const auto L = static_cast<long long>(length_);
-    for (std::size_t i = 0; i < Oh; ++i) {
+    for (std::size_t i = 0; i < b.out_rows; ++i) {
       const long long degree = static_cast<long long>(stride_) * (static_cast<long long>(i) -
-                                                                  static_cast<long long>(s_.padding.top)) -
+                                                                  static_cast<long long>(b.top)) -
                                static_cast<long long>(s_.padding.left) + static_cast<long long>(c0_);
       const auto start = static_cast<std::size_t>(((degree % L) + L) % L);
       const std::size_t run = std::min(Ow, length_ - start);  // before the wrap
-      T* row = out + i * Ow;
+      T* row = out + (b.out_first + i) * Ow;
       for (std::size_t j = 0; j < run; ++j) row[j] = real[start + j] + bias;
       for (std::size_t j = run; j < Ow; ++j) row[j] = real[start + j - length_] + bias;
     }
@@ -73,6 +125,8 @@ class PolynomialLayout {
  private:
   Conv2dShape s_;
   std::size_t stride_, length_, c0_;
+  std::vector<Band> bands_;
+  std::size_t most_rows_ = 0;  // image rows of the tallest band
 };
 
 /// Seconds per transform of `pair` (forward + inverse), the best of a few rounds.
@@ -116,8 +170,7 @@ std::map<LengthKey, std::size_t> chosen_lengths;
 /// 0.1–2 s per length here); the winner is then planned with FFTW_MEASURE, whose ranking of
 /// lengths this follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43).
 template <class T>
-std::size_t choose_length(const Conv2dShape& s, int threads) {
-  const std::size_t min_length = polyhankel_min_length(s);
+std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int threads) {
   if (min_length < 2048) return next_smooth(min_length, true);  // too small for the choice to matter
   const LengthKey key{min_length, s.batch * s.channels, s.batch * s.filters, sizeof(T),
                       static_cast<std::size_t>(threads)};
@@ -136,21 +189,74 @@ std::size_t choose_length(const Conv2dShape& s, int threads) {
   return best;
 }
 
+/// The kernel for `band_rows` (≥ Oh: no bands) at `fft_length` (0: chosen).
+template <class T>
+KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows,
+                               unsigned fftw_flags) {
+  const Conv2dShape& s = args.shape;
+  const std::size_t min_length = polyhankel_min_length(s, band_rows);
+  if (fft_length == 0) fft_length = choose_length<T>(s, min_length, args.threads);
+  if (fft_length < min_length)
+    throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
+                                                 " is below the exact minimum " + std::to_string(min_length));
+  return std::make_unique<SpectralConv<T, PolynomialLayout<T>>>(
+      args, PolynomialLayout<T>(s, fft_length, band_rows), fftw_flags ? fftw_flags : planner_flags(fft_length));
+}
+
+using BandKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
+                           std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, int>;
+std::mutex band_mutex;
+std::map<BandKey, std::size_t> chosen_band_rows;
+
+/// Kernel spectra beyond this size are worth trying bands for (this VM: 512 KiB of L2 per
+/// core, 32 MiB of L3 shared).
+constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
+
+/// The band height: the whole output when the kernel spectra are small; otherwise the fastest
+/// of 1, 2, 4, 8 and 16 bands (no band shorter than 2·(Kh − 1) rows, where the overlap would
+/// exceed half), each timed on a sample input with FFTW_ESTIMATE plans (best of 3 runs). More
+/// bands must win by 5 %: on a machine whose cache holds the spectra, they only add overlap,
+/// and the timings differ by noise.
+template <class T>
+std::size_t choose_band_rows(const KernelArgs<T>& args) {
+  const Conv2dShape& s = args.shape;
+  const std::size_t Oh = s.out_height();
+  const std::size_t spectra = s.filters * s.channels * (polyhankel_min_length(s) / 2 + 1) * 2 * sizeof(T);
+  if (spectra <= kBandSpectraBytes) return Oh;
+  const BandKey key{s.batch, s.channels, s.height, s.width, s.filters, s.kernel_height, s.kernel_width,
+                    s.padding.top, s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), args.threads};
+  std::lock_guard lock(band_mutex);
+  if (auto it = chosen_band_rows.find(key); it != chosen_band_rows.end()) return it->second;
+  std::vector<T> input(s.input_size()), output(s.output_size());
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 13) - 6) / T(6);
+  std::size_t best = Oh;
+  double best_seconds = 1e300;
+  for (std::size_t bands : {1, 2, 4, 8, 16}) {
+    const std::size_t rows = (Oh + bands - 1) / bands;
+    if (bands > 1 && rows < 2 * (s.kernel_height - 1)) break;
+    const auto kernel = polyhankel_kernel(args, 0, rows, FFTW_ESTIMATE);
+    kernel->run(input.data(), output.data());  // first touch of its arrays
+    double seconds = 1e300;
+    for (int round = 0; round < 3; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      kernel->run(input.data(), output.data());
+      seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    if (seconds < 0.95 * best_seconds) best_seconds = seconds, best = rows;
+  }
+  chosen_band_rows.emplace(key, best);
+  return best;
+}
+
 }  // namespace
 
 template <class T>
-KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length) {
-  const Conv2dShape& s = args.shape;
-  if (fft_length == 0) fft_length = choose_length<T>(s, args.threads);
-  if (fft_length < polyhankel_min_length(s))
-    throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
-                                                 " is below the exact minimum " +
-                                                 std::to_string(polyhankel_min_length(s)));
-  return std::make_unique<SpectralConv<T, PolynomialLayout<T>>>(args, PolynomialLayout<T>(s, fft_length),
-                                                                planner_flags(fft_length));
+KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows) {
+  if (band_rows == 0) band_rows = fft_length == 0 ? choose_band_rows(args) : args.shape.out_height();
+  return polyhankel_kernel(args, fft_length, band_rows, 0);
 }
 
-template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t);
-template KernelPtr<double> make_polyhankel(const KernelArgs<double>&, std::size_t);
+template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t, std::size_t);
+template KernelPtr<double> make_polyhankel(const KernelArgs<double>&, std::size_t, std::size_t);
 
 }  // namespace fastconv::nn

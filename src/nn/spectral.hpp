@@ -62,9 +62,15 @@ void channel_sum_block(const ChannelSumBlock<T>& block) {
 
 /// Layout requirements (see fft2d.cpp, polyhankel.cpp):
 ///   std::vector<int> dims() const;                         the real transform's extents
-///   void place_input(const T* plane, T* real) const;       writes the image's positions only
+///   std::size_t bands() const;                             pieces of the output computed one
+///                                                          after another (row bands), ≥ 1
+///   void place_input(const T* plane, std::size_t band, T* real) const;
+///                                                          the band's image values, leaving
+///                                                          every other position zero
 ///   void place_kernel(const T* w, T scale, T* real) const; into a zeroed array
-///   void extract(const T* real, T* out, T bias) const;     the Oh·Ow outputs
+///   void extract(const T* real, std::size_t band, T* out, T bias) const;
+///                                                          the band's outputs of the Oh·Ow plane
+/// The kernel spectra serve every band; X and Y hold one band at a time.
 template <class T, class Layout>
 class SpectralConv final : public Conv2dKernel<T> {
   using complex = std::complex<T>;
@@ -87,9 +93,11 @@ class SpectralConv final : public Conv2dKernel<T> {
   }
 
   void run(const T* input, T* output) const override {
-    forward_images(input);
-    channel_sums();
-    inverse_outputs(output);
+    for (std::size_t band = 0; band < layout_.bands(); ++band) {
+      forward_images(input, band);
+      channel_sums();
+      inverse_outputs(output, band);
+    }
   }
 
  private:
@@ -119,7 +127,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     }
   }
 
-  void forward_images(const T* input) const {
+  void forward_images(const T* input, std::size_t band) const {
     const Conv2dShape& s = shape_;
     const std::size_t plane = s.height * s.width;
     const std::size_t planes = s.batch * s.channels;
@@ -128,7 +136,7 @@ class SpectralConv final : public Conv2dKernel<T> {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = inputs_.data() + t * real_row_;
       complex* spectrum = spectra_.data() + t * bins_row_;
-      layout_.place_input(input + static_cast<std::size_t>(p) * plane, real);
+      layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real);
       fft_.forward(real, spectrum);
       scatter_blocks(spectrum, x_.data(), static_cast<std::size_t>(p), planes, blocks_);
     }
@@ -148,7 +156,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     }
   }
 
-  void inverse_outputs(T* output) const {
+  void inverse_outputs(T* output, std::size_t band) const {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, plane = s.out_height() * s.out_width();
     const std::span<const T> bias(bias_);
@@ -160,7 +168,7 @@ class SpectralConv final : public Conv2dKernel<T> {
       complex* spectrum = spectra_.data() + t * bins_row_;
       gather_blocks(y_.data(), static_cast<std::size_t>(p), planes, blocks_, spectrum);
       fft_.inverse(spectrum, real);
-      layout_.extract(real, output + static_cast<std::size_t>(p) * plane,
+      layout_.extract(real, band, output + static_cast<std::size_t>(p) * plane,
                       bias_of(bias, static_cast<std::size_t>(p) % K));
     }
   }
