@@ -3,20 +3,20 @@
 // without -march flags so that one binary runs everywhere.
 #pragma once
 
-#include <cstdlib>
-#include <cstring>
+#include <string_view>
+
+#include "cpu/isa.hpp"
 
 namespace fastconv::nn {
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/// Whether to run the AVX2+FMA copies: the CPU has them, and FASTCONV_CPU_ISA (the cpu
-/// backend's choice of instruction set) does not name a narrower one (`portable`, `sse4`),
-/// which is how the tests reach the baseline copies on an AVX2 machine.
+/// Whether to run the AVX2+FMA copies: the cpu backend's choice of instruction set
+/// (cpu::best_isa(): the fastest this CPU has, or the one FASTCONV_CPU_ISA names) is AVX2 or
+/// wider. FASTCONV_CPU_ISA=portable is how the tests reach the baseline copies on an AVX2 CPU.
 inline bool has_avx2_fma() noexcept {
   static const bool yes = [] {
-    const char* wanted = std::getenv("FASTCONV_CPU_ISA");
-    const bool narrower = wanted && (std::strcmp(wanted, "portable") == 0 || std::strcmp(wanted, "sse4") == 0);
-    return !narrower && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const std::string_view chosen = cpu::best_isa().name;
+    return (chosen == "avx2" || chosen == "avx512") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
   return yes;
 }

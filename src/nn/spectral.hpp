@@ -101,8 +101,8 @@ class SpectralConv final : public Conv2dKernel<T> {
   }
 
  private:
-  /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor), stored block by block
-  /// ([block][k][c][B], each split) so that the channel sum reads it once, in order.
+  /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor), in the channel sum's store
+  /// (scatter_blocks, plane k·C + c of K·C) so that the channel sum reads it once, in order.
   void kernel_spectra(std::span<const T> weights) {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
@@ -116,14 +116,8 @@ class SpectralConv final : public Conv2dKernel<T> {
       complex* spectrum = spectra_.data() + t * bins_row_;
       std::fill(real, real + fft_.real_size(), T(0));
       layout_.place_kernel(weights.data() + static_cast<std::size_t>(p) * taps, scale, real);
-      fft_.forward(real, spectrum);
-      const std::size_t k = static_cast<std::size_t>(p) / C, c = static_cast<std::size_t>(p) % C;
-      T* u = reinterpret_cast<T*>(u_.data());
-      for (std::size_t f = 0; f < fft_.bins(); ++f) {
-        T* block = u + 2 * ((f / kBinBlock * K + k) * C + c) * kBinBlock;
-        block[f % kBinBlock] = spectrum[f].real();
-        block[kBinBlock + f % kBinBlock] = spectrum[f].imag();
-      }
+      fft_.forward(real, spectrum);  // bins past bins() stay zero: nothing has written them yet
+      scatter_blocks(spectrum, reinterpret_cast<T*>(u_.data()), static_cast<std::size_t>(p), K * C, blocks_);
     }
   }
 
