@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libhwy-dev libcli11-dev libgtest-dev libbenchmark-dev
           libm4ri-dev libfftw3-dev libopenblas-dev
-          libopenblas-openmp-dev nlohmann-json3-dev python3-dev python3-venv libopenmpi-dev openmpi-bin
+          libopenblas-openmp-dev libopenblas-pthread-dev nlohmann-json3-dev python3-dev python3-venv libopenmpi-dev openmpi-bin
           ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
           clang libclang-rt-14-dev libomp-dev)  # the tests' sanitizer, libFuzzer and ThreadSanitizer builds
 missing=()
