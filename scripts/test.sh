@@ -4,7 +4,7 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, built with Clang and
 #      libFuzzer's instrumentation so that the same build also holds the fuzz targets;
 #   3. the fuzz targets (tests/fuzz): each replays its corpus, then fuzzes for
-#      FASTCONV_FUZZ_SECONDS (default 30) more;
+#      FASTCONV_FUZZ_SECONDS (default here 15; longer runs: tests/fuzz/README.md) more;
 #   4. the concurrency tests under ThreadSanitizer (Clang, with LLVM's OpenMP and its Archer
 #      tool, which tells ThreadSanitizer about OpenMP's synchronisation);
 #   5. `cmake --install`, then a separate project that uses find_package(fastconv) and one
@@ -22,13 +22,14 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)
 # Line tables are all the sanitizers' reports need, and build much faster than full debug info.
+fuzz_seconds=${FASTCONV_FUZZ_SECONDS:-15}
 CC=clang CXX=clang++ bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DFASTCONV_SANITIZE=ON \
-  -DFASTCONV_FUZZ=ON -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
+  -DFASTCONV_FUZZ=ON -DFASTCONV_FUZZ_SECONDS="$fuzz_seconds" -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE fuzz
 
-stage "3/6 Fuzz targets: replay the corpora, then fuzz each for ${FASTCONV_FUZZ_SECONDS:-30} s"
+stage "3/6 Fuzz targets: replay the corpora, then fuzz each for ${fuzz_seconds} s"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
