@@ -134,14 +134,18 @@ nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>&
   throw Error(ErrorCode::invalid_argument, "conv2d: no kernel for algorithm auto");
 }
 
-/// Seconds of one run, the best of a few: the first call also pays for page faults.
+/// Seconds of one run, the best of at least `samples` and of as many as fit in about `budget`
+/// seconds (at most 100): the first call also pays for page faults, and a run of microseconds
+/// needs many samples to miss this VM's bursts of noise.
 template <class T>
-double time_kernel(const nn::Conv2dKernel<T>& kernel, const T* input, T* output) {
-  double best = 1e300;
-  for (int rep = 0; rep < 3; ++rep) {
+double time_kernel(const nn::Conv2dKernel<T>& kernel, const T* input, T* output, int samples, double budget) {
+  double best = 1e300, spent = 0;
+  for (int rep = 0; rep < 100 && (rep < samples || spent < budget); ++rep) {
     const auto start = std::chrono::steady_clock::now();
     kernel.run(input, output);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::min(best, seconds);
+    spent += seconds;
     if (best > 0.2) break;  // slow enough that one more sample adds nothing but time
   }
   return best;
@@ -159,11 +163,12 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
           s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), threads};
 }
 
-/// Builds every applicable kernel, times it on a deterministic sample input, and keeps the
-/// fastest (whose plan work is then not repeated). The two fastest, when within 2× of each
-/// other, are timed again in turns (when a run takes under 0.2 s: 3 rounds, or as many as take
-/// about 50 ms of the faster one, up to 16), so that a burst of noise during one of them (other
-/// processes, a busy neighbour on a VM) does not decide.
+/// Builds every applicable kernel, times it on a deterministic sample input (about 10 ms of
+/// runs), and keeps the fastest (whose plan work is then not repeated). The two fastest, when
+/// within 2× of each other, are timed again in turns, one run each (when a run takes under
+/// 0.2 s: 3 turns, or as many as take about 0.2 s of the faster one, up to 64), so that a burst
+/// of noise during one of them (other processes, a busy neighbour on a VM) does not decide.
+/// With 50 ms of turns, one benchmark run had kept fft2d where polyhankel was 1.3× faster.
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
@@ -178,7 +183,7 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
   for (Conv2dAlgorithm candidate : kMeasured) {
     if (!conv2d_supports(candidate, s)) continue;
     Timed t{candidate, make_kernel(candidate, args), 0};
-    t.seconds = time_kernel(*t.kernel, input.data(), output.data());
+    t.seconds = time_kernel(*t.kernel, input.data(), output.data(), 3, 0.01);
     if (t.seconds < best.seconds) {
       second = std::exchange(best, std::move(t));
     } else if (t.seconds < second.seconds) {
@@ -186,10 +191,10 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     }
   }
   if (second.kernel && second.seconds < 2 * best.seconds && best.seconds < 0.2) {
-    const int rounds = std::clamp(static_cast<int>(0.05 / best.seconds), 3, 16);
+    const int rounds = std::clamp(static_cast<int>(0.2 / best.seconds), 3, 64);
     for (int round = 0; round < rounds; ++round)
       for (Timed* t : {&best, &second})
-        t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data()));
+        t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data(), 1, 0.0));
     if (second.seconds < best.seconds) std::swap(best, second);
   }
   return {best.algorithm, std::move(best.kernel)};
