@@ -325,11 +325,13 @@ TEST(Conv2dPolyHankelTest, ShortestCyclicLengthIsExact) {
 
 /// Row bands (overlap-save): every band height, at the shortest length that the bands allow,
 /// on shapes where bands start in the top padding, lie wholly in it (top 6 > Kh − 1 + rows),
-/// end in the bottom padding, and where the kernel is taller than a band.
+/// end in the bottom padding, and where the kernel is taller than a band; one channel and one
+/// filter over three images take the fused paths.
 TEST(Conv2dPolyHankelTest, RowBandsAreExact) {
   std::mt19937_64 rng(6);
   for (const Conv2dShape& s : {Conv2dShape{2, 3, 11, 9, 2, 3, 3, {}}, Conv2dShape{1, 2, 7, 6, 3, 3, 2, {6, 4, 1, 2}},
-                               Conv2dShape{3, 1, 9, 5, 2, 5, 4, {1, 0, 0, 3}}, Conv2dShape{1, 2, 4, 7, 1, 2, 3, {0, 5, 2, 0}}}) {
+                               Conv2dShape{3, 1, 9, 5, 2, 5, 4, {1, 0, 0, 3}}, Conv2dShape{1, 2, 4, 7, 1, 2, 3, {0, 5, 2, 0}},
+                               Conv2dShape{3, 2, 8, 6, 1, 3, 2, {2, 1, 1, 0}}}) {
     const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
     const auto b = random_values<double>(s.filters, rng);
     const auto expected = definition(x, w, b, s);
@@ -345,6 +347,27 @@ TEST(Conv2dPolyHankelTest, RowBandsAreExact) {
                      true);
     }
   }
+}
+
+/// With one channel, or one filter and at least an image per thread, the FFT algorithms fuse
+/// the channel sum into their transforms (spectral.hpp): check both fused paths and the shapes
+/// beside them that take the blocked one, on 1–3 threads (more threads than images too), with
+/// runs of planes that start mid-image.
+TEST(Conv2dSpectralTest, FusedOneChannelAndOneFilterPathsAreExact) {
+  std::mt19937_64 rng(8);
+  const Conv2dShape shapes[] = {Conv2dShape{3, 1, 9, 7, 5, 3, 2, {1, 0, 2, 1}},   // C = 1
+                                Conv2dShape{1, 1, 6, 11, 1, 4, 4, {2, 2, 0, 3}},  // C = K = 1, one image
+                                Conv2dShape{4, 5, 8, 6, 1, 2, 3, {0, 1, 1, 0}},   // K = 1
+                                Conv2dShape{1, 4, 7, 7, 1, 3, 3, {1, 1, 1, 1}}};  // K = 1, one image
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+    for (const Conv2dShape& s : shapes)
+      for (int threads = 1; threads <= 3; ++threads) {
+        const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+        const auto b = random_values<double>(s.filters, rng);
+        std::vector<double> y(s.output_size(), 1e30);
+        fastconv::Conv2dPlan<double>(s, w, b, algorithm, threads).execute(x, y);
+        expect_matches(y, definition(x, w, b, s), describe(s, algorithm) + " threads=" + std::to_string(threads), true);
+      }
 }
 
 /// Kernel spectra of 9 MB (K·C·L/2 complex floats): large enough for the plan to time bands.

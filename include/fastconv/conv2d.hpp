@@ -9,12 +9,15 @@
 // Algorithms, each selectable by name and each giving the result of `direct` to rounding:
 //   direct       the sum in register tiles (4 filters × 3 vectors of a row); threads over (n, row band)
 //   im2col_gemm  im2col of row bands, then one BLAS GEMM per band
-//   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once
+//   fft2d        zero-padded 2-D real FFTs (FFTW), channel sum per frequency, kernel spectra planned once;
+//                with one channel (or one filter), each image goes from its transform through the
+//                products to the inverse transforms in one thread's cache
 //   winograd     F(4×4, 3×3) for 3×3 kernels only: transforms vectorised across tiles, the channel
 //                sums in register tiles (4 filters × 24 tiles); threads over groups of 24 tiles
 //   polyhankel   seed 002 (Xu et al., CGO 2025): the convolution as one polynomial product per
 //                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement;
-//                with large kernel spectra, in row bands (overlap-save) whose height is measured too
+//                with large kernel spectra or long transforms, in row bands (overlap-save) whose
+//                height is measured too
 //   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
 //
 // Backends: `cpu` computes every algorithm (threads: the backend's), `reference` computes

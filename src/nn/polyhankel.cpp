@@ -11,9 +11,9 @@
 // that are not read. L is chosen among even 2^a·3^b·5^c·7^d lengths by timing FFTW on them
 // (its speed differs 3–4× between neighbouring lengths), once per shape in the process.
 //
-// Row bands (overlap-save): when the kernel spectra (K·C·L/2 complex values) are large, the
-// output is computed in bands of rows, one after another, each from the Kh − 1 + rows input
-// rows it needs, as a convolution of its own with the padding it meets. Every band takes the
+// Row bands (overlap-save): when the kernel spectra (K·C·L/2 complex values) are large, or the
+// transform too long for a measured FFTW plan, the output is computed in bands of rows, one
+// after another, each from the Kh − 1 + rows input rows it needs, as a convolution of its own with the padding it meets. Every band takes the
 // same L, the largest band minimum, so one set of kernel spectra serves them all; the spectra
 // and the per-band arrays shrink with the band, at the cost of the overlapping rows. The band
 // height is chosen by timing whole runs, once per shape in the process.
@@ -208,21 +208,25 @@ using BandKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, s
 std::mutex band_mutex;
 std::map<BandKey, std::size_t> chosen_band_rows;
 
-/// Kernel spectra beyond this size are worth trying bands for (this VM: 512 KiB of L2 per
-/// core, 32 MiB of L3 shared).
+/// Kernel spectra beyond this size are worth trying bands for (the development VMs: 0.5–1 MiB
+/// of L2 per core, 32–36 MiB of L3 shared).
 constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 
-/// The band height: the whole output when the kernel spectra are small; otherwise the fastest
-/// of 1, 2, 4, 8 and 16 bands (no band shorter than 2·(Kh − 1) rows, where the overlap would
-/// exceed half), each timed on a sample input with FFTW_ESTIMATE plans (best of 3 runs). More
-/// bands must win by 5 %: on a machine whose cache holds the spectra, they only add overlap,
-/// and the timings differ by noise.
+/// The band height: the whole output when the kernel spectra are small and the transform short
+/// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
+/// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
+/// input with FFTW_ESTIMATE plans (best of 3 runs; measured plans for every candidate took
+/// 13 s at 224², C = K = 1). More bands must win by 5 %: on a machine whose cache holds the
+/// spectra, they only add overlap, and the timings differ by noise. Bands that bring a long
+/// transform under kLongestMeasuredFft get a measured plan, and a transform that fits in L2:
+/// at 224², 5×5, C = K = 1 (L = 50 176) 16 bands of 14 rows were 1.3× faster than none (one
+/// 2-thread run, minima of 30 alternating calls).
 template <class T>
 std::size_t choose_band_rows(const KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
-  const std::size_t Oh = s.out_height();
-  const std::size_t spectra = s.filters * s.channels * (polyhankel_min_length(s) / 2 + 1) * 2 * sizeof(T);
-  if (spectra <= kBandSpectraBytes) return Oh;
+  const std::size_t Oh = s.out_height(), min_length = polyhankel_min_length(s);
+  const std::size_t spectra = s.filters * s.channels * (min_length / 2 + 1) * 2 * sizeof(T);
+  if (spectra <= kBandSpectraBytes && min_length <= kLongestMeasuredFft) return Oh;
   const BandKey key{s.batch, s.channels, s.height, s.width, s.filters, s.kernel_height, s.kernel_width,
                     s.padding.top, s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), args.threads};
   std::lock_guard lock(band_mutex);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdint>
 #include <vector>
 
 #include "nn/fftw.hpp"
@@ -60,6 +61,19 @@ void channel_sum_block(const ChannelSumBlock<T>& block) {
   isa_base::channel_sum_block(block);
 }
 
+/// The product of this CPU's instruction set (spectral_isa.cpp).
+template <class T>
+void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::complex<T>* y, std::size_t bins,
+                      bool accumulate) {
+  const T* xs = reinterpret_cast<const T*>(x);
+  const T* us = reinterpret_cast<const T*>(u);
+  T* ys = reinterpret_cast<T*>(y);
+#if defined(__x86_64__)
+  if (has_avx2_fma()) return isa_avx2::spectral_product(xs, us, ys, bins, accumulate);
+#endif
+  isa_base::spectral_product(xs, us, ys, bins, accumulate);
+}
+
 /// Layout requirements (see fft2d.cpp, polyhankel.cpp):
 ///   std::vector<int> dims() const;                         the real transform's extents
 ///   std::size_t bands() const;                             pieces of the output computed one
@@ -71,6 +85,13 @@ void channel_sum_block(const ChannelSumBlock<T>& block) {
 ///   void extract(const T* real, std::size_t band, T* out, T bias) const;
 ///                                                          the band's outputs of the Oh·Ow plane
 /// The kernel spectra serve every band; X and Y hold one band at a time.
+///
+/// With one channel, or one filter and an image per thread, the channel sum is a plain product
+/// and the convolution runs fused instead (fused_one_channel, fused_one_filter): each thread
+/// takes an image's spectrum from its forward transform through the products to the inverse
+/// transforms while it is in cache, and the kernel spectra stay interleaved, as FFTW writes
+/// them. Otherwise every forward transform of the band is done, then the channel sum over
+/// blocks of bins (scatter_blocks), then every inverse transform.
 template <class T, class Layout>
 class SpectralConv final : public Conv2dKernel<T> {
   using complex = std::complex<T>;
@@ -83,30 +104,43 @@ class SpectralConv final : public Conv2dKernel<T> {
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
     blocks_ = (fft_.bins() + kBinBlock - 1) / kBinBlock;
     bins_row_ = blocks_ * kBinBlock;
+    fused_ = s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads_));
+    const auto threads = static_cast<std::size_t>(threads_);
     // Each thread's input array keeps its zeros between the image's positions from call to call.
-    inputs_ = AlignedArray<T>(static_cast<std::size_t>(threads_) * real_row_);
-    outputs_ = AlignedArray<T>(static_cast<std::size_t>(threads_) * real_row_);
-    spectra_ = AlignedArray<complex>(static_cast<std::size_t>(threads_) * bins_row_);
-    x_ = AlignedArray<T>(2 * s.batch * s.channels * bins_row_);
-    y_ = AlignedArray<T>(2 * s.batch * s.filters * bins_row_);
+    inputs_ = AlignedArray<T>(threads * real_row_);
+    outputs_ = AlignedArray<T>(threads * real_row_);
+    spectra_ = AlignedArray<complex>(threads * bins_row_);
+    if (fused_) {
+      products_ = AlignedArray<complex>(threads * bins_row_);
+    } else {
+      x_ = AlignedArray<T>(2 * s.batch * s.channels * bins_row_);
+      y_ = AlignedArray<T>(2 * s.batch * s.filters * bins_row_);
+    }
     kernel_spectra(a.weights);
   }
 
   void run(const T* input, T* output) const override {
     for (std::size_t band = 0; band < layout_.bands(); ++band) {
-      forward_images(input, band);
-      channel_sums();
-      inverse_outputs(output, band);
+      if (fused_ && shape_.channels == 1) {
+        fused_one_channel(input, output, band);
+      } else if (fused_) {
+        fused_one_filter(input, output, band);
+      } else {
+        forward_images(input, band);
+        channel_sums();
+        inverse_outputs(output, band);
+      }
     }
   }
 
  private:
-  /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor), in the channel sum's store
-  /// (scatter_blocks, plane k·C + c of K·C) so that the channel sum reads it once, in order.
+  /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
+  /// for the fused path, otherwise in the channel sum's store (scatter_blocks, plane k·C + c of
+  /// K·C) so that the channel sum reads it once, in order.
   void kernel_spectra(std::span<const T> weights) {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
-    u_ = AlignedArray<complex>(blocks_ * K * C * kBinBlock);
+    u_ = AlignedArray<complex>(K * C * bins_row_);
     const T scale = T(1) / static_cast<T>(fft_.real_size());
     const long long pairs = static_cast<long long>(K * C);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && pairs > 1)
@@ -117,7 +151,63 @@ class SpectralConv final : public Conv2dKernel<T> {
       std::fill(real, real + fft_.real_size(), T(0));
       layout_.place_kernel(weights.data() + static_cast<std::size_t>(p) * taps, scale, real);
       fft_.forward(real, spectrum);  // bins past bins() stay zero: nothing has written them yet
-      scatter_blocks(spectrum, reinterpret_cast<T*>(u_.data()), static_cast<std::size_t>(p), K * C, blocks_);
+      if (fused_)
+        std::copy(spectrum, spectrum + fft_.bins(), u_.data() + static_cast<std::size_t>(p) * bins_row_);
+      else
+        scatter_blocks(spectrum, reinterpret_cast<T*>(u_.data()), static_cast<std::size_t>(p), K * C, blocks_);
+    }
+  }
+
+  /// C = 1: output plane q = n·K + k is the inverse transform of X[n]·U[k]. Each thread takes a
+  /// run of consecutive planes and transforms an image only when its run reaches the next one.
+  void fused_one_channel(const T* input, T* output, std::size_t band) const {
+    const Conv2dShape& s = shape_;
+    const std::size_t K = s.filters, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
+    const long long planes = static_cast<long long>(s.batch * K);
+#pragma omp parallel num_threads(threads_) if (threads_ > 1 && planes > 1)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      T* real = inputs_.data() + t * real_row_;
+      T* result = outputs_.data() + t * real_row_;
+      complex* image = spectra_.data() + t * bins_row_;
+      complex* product = products_.data() + t * bins_row_;
+      std::size_t transformed = SIZE_MAX;  // the image whose spectrum `image` holds
+#pragma omp for schedule(static)
+      for (long long p = 0; p < planes; ++p) {
+        const auto q = static_cast<std::size_t>(p), n = q / K, k = q % K;
+        if (n != transformed) {
+          layout_.place_input(input + n * in_plane, band, real);
+          fft_.forward(real, image);
+          transformed = n;
+        }
+        spectral_product(image, u_.data() + k * bins_row_, product, fft_.bins(), false);
+        fft_.inverse(product, result);
+        layout_.extract(result, band, output + q * out_plane, bias_of(std::span<const T>(bias_), k));
+      }
+    }
+  }
+
+  /// K = 1: image n's output is the inverse transform of Σ_c X[n,c]·U[c], summed as each
+  /// channel's transform comes out; one image per thread at a time.
+  void fused_one_filter(const T* input, T* output, std::size_t band) const {
+    const Conv2dShape& s = shape_;
+    const std::size_t C = s.channels, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
+    const long long images = static_cast<long long>(s.batch);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && images > 1)
+    for (long long i = 0; i < images; ++i) {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const auto n = static_cast<std::size_t>(i);
+      T* real = inputs_.data() + t * real_row_;
+      complex* channel = spectra_.data() + t * bins_row_;
+      complex* sum = products_.data() + t * bins_row_;
+      for (std::size_t c = 0; c < C; ++c) {
+        layout_.place_input(input + (n * C + c) * in_plane, band, real);
+        fft_.forward(real, channel);
+        spectral_product(channel, u_.data() + c * bins_row_, sum, fft_.bins(), c > 0);
+      }
+      T* result = outputs_.data() + t * real_row_;
+      fft_.inverse(sum, result);
+      layout_.extract(result, band, output + n * out_plane, bias_of(std::span<const T>(bias_), 0));
     }
   }
 
@@ -173,16 +263,21 @@ class SpectralConv final : public Conv2dKernel<T> {
   std::vector<T> bias_;
   int threads_;
   std::size_t real_row_ = 0, blocks_ = 0, bins_row_ = 0;
+  bool fused_ = false;
   AlignedArray<T> inputs_, outputs_;
   AlignedArray<complex> spectra_, u_;  // spectra_: one plane's bins per thread
+  AlignedArray<complex> products_;     // the fused path's product, one per thread
   AlignedArray<T> x_, y_;              // the channel sum's store (scatter_blocks)
 };
+
+/// Transforms of more points than this get FFTW_ESTIMATE plans (planner_flags).
+inline constexpr std::size_t kLongestMeasuredFft = 32768;
 
 /// FFTW_MEASURE makes transforms 1.2–1.5× faster than FFTW_ESTIMATE from about 4096 points on,
 /// but planning one length takes 0.1–1 s up to 32768 points and several seconds beyond (2
 /// cores): measured in between, estimated outside.
 inline unsigned planner_flags(std::size_t real_size) noexcept {
-  return real_size >= 4096 && real_size <= 32768 ? FFTW_MEASURE : FFTW_ESTIMATE;
+  return real_size >= 4096 && real_size <= kLongestMeasuredFft ? FFTW_MEASURE : FFTW_ESTIMATE;
 }
 
 }  // namespace fastconv::nn

@@ -4,6 +4,9 @@
 // multiply-add is four fused multiply-adds on whole vectors and needs no shuffles: per channel,
 // 4 loads of X and 4 of U feed 16 of them.
 //
+// spectral_product is the channel sum's fused path (one channel or one filter, spectral.hpp):
+// a product of interleaved spectra, taken while both are in cache.
+//
 // Compiled once per instruction set like direct_isa.cpp (see there, and nn/vec.hpp).
 #include "nn/spectral_isa.hpp"
 #include "nn/vec.hpp"
@@ -64,9 +67,47 @@ void block_of(const ChannelSumBlock<T>& a) {
     }
 }
 
+/// Interleaved complex products, one vector of kLanes/2 bins at a time: with xr and xi the
+/// real and imaginary parts of x in both lanes of each bin and u' = (−ui, ur), x·u = xr·u + xi·u'.
+template <class T>
+void product(const T* x, const T* u, T* y, std::size_t bins, bool accumulate) {
+  constexpr std::size_t L = kLanes<T>;
+  Vec<T> sign;
+  for (std::size_t i = 0; i < L; ++i) sign[i] = i % 2 ? T(1) : T(-1);
+  const std::size_t values = 2 * bins, whole = values / L * L;
+  std::size_t i = 0;
+  for (; i < whole; i += L) {
+    const Vec<T> xv = load(x + i), uv = load(u + i);
+    Vec<T> xr, xi, swapped;
+    if constexpr (L == 8) {
+      xr = __builtin_shufflevector(xv, xv, 0, 0, 2, 2, 4, 4, 6, 6);
+      xi = __builtin_shufflevector(xv, xv, 1, 1, 3, 3, 5, 5, 7, 7);
+      swapped = __builtin_shufflevector(uv, uv, 1, 0, 3, 2, 5, 4, 7, 6);
+    } else {
+      xr = __builtin_shufflevector(xv, xv, 0, 0, 2, 2);
+      xi = __builtin_shufflevector(xv, xv, 1, 1, 3, 3);
+      swapped = __builtin_shufflevector(uv, uv, 1, 0, 3, 2);
+    }
+    Vec<T> p = xr * uv + xi * (swapped * sign);
+    if (accumulate) p += load(y + i);
+    store(y + i, p);
+  }
+  for (; i < values; i += 2) {
+    const T re = x[i] * u[i] - x[i + 1] * u[i + 1], im = x[i] * u[i + 1] + x[i + 1] * u[i];
+    y[i] = accumulate ? y[i] + re : re;
+    y[i + 1] = accumulate ? y[i + 1] + im : im;
+  }
+}
+
 }  // namespace
 
 void channel_sum_block(const ChannelSumBlock<float>& b) { block_of(b); }
 void channel_sum_block(const ChannelSumBlock<double>& b) { block_of(b); }
+void spectral_product(const float* x, const float* u, float* y, std::size_t bins, bool accumulate) {
+  product(x, u, y, bins, accumulate);
+}
+void spectral_product(const double* x, const double* u, double* y, std::size_t bins, bool accumulate) {
+  product(x, u, y, bins, accumulate);
+}
 
 }  // namespace fastconv::nn::FASTCONV_NN_ISA

@@ -24,10 +24,16 @@ struct ChannelSumBlock {
   std::size_t images, filters, channels;
 };
 
-#define FASTCONV_NN_SPECTRAL_DECLARE(isa)                    \
-  namespace isa_##isa {                                      \
-  void channel_sum_block(const ChannelSumBlock<float>& b);  \
-  void channel_sum_block(const ChannelSumBlock<double>& b); \
+/// y[f] = x[f]·u[f], or y[f] += x[f]·u[f] when `accumulate`, for f < bins: spectra stored as
+/// FFTW writes them, (re, im) interleaved. The fused path of the channel sum (spectral.hpp) for
+/// one channel or one filter.
+
+#define FASTCONV_NN_SPECTRAL_DECLARE(isa)                                                               \
+  namespace isa_##isa {                                                                                 \
+  void channel_sum_block(const ChannelSumBlock<float>& b);                                             \
+  void channel_sum_block(const ChannelSumBlock<double>& b);                                            \
+  void spectral_product(const float* x, const float* u, float* y, std::size_t bins, bool accumulate);  \
+  void spectral_product(const double* x, const double* u, double* y, std::size_t bins, bool accumulate); \
   }
 FASTCONV_NN_SPECTRAL_DECLARE(base)
 #if defined(__x86_64__)
