@@ -168,7 +168,8 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 /// within 2× of each other, are timed again in turns, one run each (when a run takes under
 /// 0.2 s: 3 turns, or as many as take about 0.2 s of the faster one, up to 64), so that a burst
 /// of noise during one of them (other processes, a busy neighbour on a VM) does not decide.
-/// With 50 ms of turns, one benchmark run had kept fft2d where polyhankel was 1.3× faster.
+/// With 50 ms of turns, one benchmark run had kept fft2d where polyhankel was 1.3× faster
+/// (planned again, it kept polyhankel).
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;

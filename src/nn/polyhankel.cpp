@@ -13,10 +13,11 @@
 //
 // Row bands (overlap-save): when the kernel spectra (K·C·L/2 complex values) are large, or the
 // transform too long for a measured FFTW plan, the output is computed in bands of rows, one
-// after another, each from the Kh − 1 + rows input rows it needs, as a convolution of its own with the padding it meets. Every band takes the
-// same L, the largest band minimum, so one set of kernel spectra serves them all; the spectra
-// and the per-band arrays shrink with the band, at the cost of the overlapping rows. The band
-// height is chosen by timing whole runs, once per shape in the process.
+// after another, each from the Kh − 1 + rows input rows it needs, as a convolution of its own
+// with the padding it meets. Every band takes the same L, the largest band minimum, so one set
+// of kernel spectra serves them all; the spectra and the per-band arrays shrink with the band,
+// at the cost of the overlapping rows. The band height is chosen by timing whole runs, once per
+// shape in the process.
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -215,12 +216,13 @@ constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 /// The band height: the whole output when the kernel spectra are small and the transform short
 /// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
-/// input with FFTW_ESTIMATE plans (best of 3 runs; measured plans for every candidate took
-/// 13 s at 224², C = K = 1). More bands must win by 5 %: on a machine whose cache holds the
-/// spectra, they only add overlap, and the timings differ by noise. Bands that bring a long
-/// transform under kLongestMeasuredFft get a measured plan, and a transform that fits in L2:
-/// at 224², 5×5, C = K = 1 (L = 50 176) 16 bands of 14 rows were 1.3× faster than none (one
-/// 2-thread run, minima of 30 alternating calls).
+/// input with FFTW_ESTIMATE plans (best of 3 runs; with measured plans for every candidate,
+/// planning 224², C = K = 1 took 13.6 s during a concurrent build, against 1.1 s idle now).
+/// More bands must win by 5 %: on a machine whose cache holds the spectra, they only add
+/// overlap, and the timings differ by noise. Bands that bring a long transform under
+/// kLongestMeasuredFft get a measured plan, and a transform that fits in L2: at 224², 5×5,
+/// C = K = 1 (L = 50 176) 16 bands of 14 rows were 1.3× faster than none (one 2-thread run,
+/// minima of 30 alternating calls).
 template <class T>
 std::size_t choose_band_rows(const KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;

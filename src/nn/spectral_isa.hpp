@@ -24,10 +24,10 @@ struct ChannelSumBlock {
   std::size_t images, filters, channels;
 };
 
-/// y[f] = x[f]·u[f], or y[f] += x[f]·u[f] when `accumulate`, for f < bins: spectra stored as
-/// FFTW writes them, (re, im) interleaved. The fused path of the channel sum (spectral.hpp) for
-/// one channel or one filter.
-
+// Per instruction set: channel_sum_block computes one ChannelSumBlock; spectral_product sets
+// y[f] = x[f]·u[f], or adds it to y[f] when `accumulate`, for f < bins, on spectra stored as
+// FFTW writes them, (re, im) interleaved (the channel sum's fused path for one channel or one
+// filter, spectral.hpp).
 #define FASTCONV_NN_SPECTRAL_DECLARE(isa)                                                               \
   namespace isa_##isa {                                                                                 \
   void channel_sum_block(const ChannelSumBlock<float>& b);                                             \
