@@ -20,38 +20,6 @@
 
 namespace fastconv::nn {
 
-/// Plane p of `planes` (blocks·kBinBlock complex values, interleaved (re, im) as FFTW writes
-/// them) into the channel sum's store (spectral_isa.hpp): block b of plane p, split, at
-/// store + 2·kBinBlock·(b·planes + p). Each block of the store then holds every plane's bins
-/// together, which the channel sum reads in order. Done right after the plane's transform,
-/// while it is in cache.
-template <class T>
-void scatter_blocks(const std::complex<T>* plane, T* store, std::size_t p, std::size_t planes, std::size_t blocks) {
-  constexpr std::size_t B = kBinBlock;
-  const T* values = reinterpret_cast<const T*>(plane);
-  for (std::size_t b = 0; b < blocks; ++b, values += 2 * B) {
-    T* split = store + 2 * B * (b * planes + p);
-    for (std::size_t f = 0; f < B; ++f) {
-      split[f] = values[2 * f];
-      split[B + f] = values[2 * f + 1];
-    }
-  }
-}
-
-/// The inverse of scatter_blocks, right before a plane's inverse transform.
-template <class T>
-void gather_blocks(const T* store, std::size_t p, std::size_t planes, std::size_t blocks, std::complex<T>* plane) {
-  constexpr std::size_t B = kBinBlock;
-  T* values = reinterpret_cast<T*>(plane);
-  for (std::size_t b = 0; b < blocks; ++b, values += 2 * B) {
-    const T* split = store + 2 * B * (b * planes + p);
-    for (std::size_t f = 0; f < B; ++f) {
-      values[2 * f] = split[f];
-      values[2 * f + 1] = split[B + f];
-    }
-  }
-}
-
 /// The channel sum of this CPU's instruction set (spectral_isa.cpp).
 template <class T>
 void channel_sum_block(const ChannelSumBlock<T>& block) {
@@ -59,6 +27,16 @@ void channel_sum_block(const ChannelSumBlock<T>& block) {
   if (has_avx2_fma()) return isa_avx2::channel_sum_block(block);
 #endif
   isa_base::channel_sum_block(block);
+}
+
+/// U's packing for channel_sum_block, of this CPU's instruction set (spectral_isa.cpp).
+template <class T>
+void channel_sum_pack(const std::complex<T>* spectrum, T* packed, std::size_t values) {
+  const T* interleaved = reinterpret_cast<const T*>(spectrum);
+#if defined(__x86_64__)
+  if (has_avx2_fma()) return isa_avx2::channel_sum_pack(interleaved, packed, values);
+#endif
+  isa_base::channel_sum_pack(interleaved, packed, values);
 }
 
 /// The product of this CPU's instruction set (spectral_isa.cpp).
@@ -90,8 +68,9 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
 /// and the convolution runs fused instead (fused_one_channel, fused_one_filter): each thread
 /// takes an image's spectrum from its forward transform through the products to the inverse
 /// transforms while it is in cache, and the kernel spectra stay interleaved, as FFTW writes
-/// them. Otherwise every forward transform of the band is done, then the channel sum over
-/// blocks of bins (scatter_blocks), then every inverse transform.
+/// them. Otherwise every forward transform of the band writes its spectrum into X (one row of
+/// bins_row_ per plane), the channel sum goes over blocks of bins of every row into Y, and every
+/// inverse transform reads its row of Y: the spectra are never copied.
 template <class T, class Layout>
 class SpectralConv final : public Conv2dKernel<T> {
   using complex = std::complex<T>;
@@ -135,8 +114,9 @@ class SpectralConv final : public Conv2dKernel<T> {
 
  private:
   /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
-  /// for the fused path, otherwise in the channel sum's store (scatter_blocks, plane k·C + c of
-  /// K·C) so that the channel sum reads it once, in order.
+  /// for the fused path; otherwise packed (channel_sum_pack) in blocks of kBinBlock bins, block b
+  /// of plane q = k·C + c at 2·kBinBlock·(b·K·C + q) real values, so that the channel sum reads
+  /// U once, in order.
   void kernel_spectra(std::span<const T> weights) {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
@@ -151,10 +131,14 @@ class SpectralConv final : public Conv2dKernel<T> {
       std::fill(real, real + fft_.real_size(), T(0));
       layout_.place_kernel(weights.data() + static_cast<std::size_t>(p) * taps, scale, real);
       fft_.forward(real, spectrum);  // bins past bins() stay zero: nothing has written them yet
-      if (fused_)
-        std::copy(spectrum, spectrum + fft_.bins(), u_.data() + static_cast<std::size_t>(p) * bins_row_);
-      else
-        scatter_blocks(spectrum, reinterpret_cast<T*>(u_.data()), static_cast<std::size_t>(p), K * C, blocks_);
+      const auto q = static_cast<std::size_t>(p);
+      if (fused_) {
+        std::copy(spectrum, spectrum + fft_.bins(), u_.data() + q * bins_row_);
+      } else {
+        constexpr std::size_t B = kBinBlock;
+        for (std::size_t b = 0; b < blocks_; ++b)
+          channel_sum_pack(spectrum + b * B, reinterpret_cast<T*>(u_.data()) + 2 * B * (b * K * C + q), 2 * B);
+      }
     }
   }
 
@@ -219,24 +203,23 @@ class SpectralConv final : public Conv2dKernel<T> {
     for (long long p = 0; p < static_cast<long long>(planes); ++p) {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = inputs_.data() + t * real_row_;
-      complex* spectrum = spectra_.data() + t * bins_row_;
       layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real);
-      fft_.forward(real, spectrum);
-      scatter_blocks(spectrum, x_.data(), static_cast<std::size_t>(p), planes, blocks_);
+      fft_.forward(real, row(x_, static_cast<std::size_t>(p)));
     }
   }
 
   void channel_sums() const {
     const Conv2dShape& s = shape_;
     const std::size_t N = s.batch, C = s.channels, K = s.filters;
-    constexpr std::size_t B2 = 2 * kBinBlock;  // real values per split block
+    constexpr std::size_t B2 = 2 * kBinBlock;  // real values per block of bins
+    const std::size_t values = 2 * bins_row_;  // per row of X and Y
     const long long blocks = static_cast<long long>(blocks_);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && blocks > 1)
     for (long long b = 0; b < blocks; ++b) {
       const auto block = static_cast<std::size_t>(b);
-      channel_sum_block(ChannelSumBlock<T>{x_.data() + block * N * C * B2, C * B2, B2,
-                                           reinterpret_cast<const T*>(u_.data()) + block * K * C * B2, C * B2,
-                                           y_.data() + block * N * K * B2, K * B2, B2, N, K, C});
+      channel_sum_block(ChannelSumBlock<T>{x_.data() + block * B2, C * values, values,
+                                           reinterpret_cast<const T*>(u_.data()) + block * K * C * B2, C * B2, B2,
+                                           y_.data() + block * B2, K * values, values, N, K, C});
     }
   }
 
@@ -249,12 +232,15 @@ class SpectralConv final : public Conv2dKernel<T> {
     for (long long p = 0; p < static_cast<long long>(planes); ++p) {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = outputs_.data() + t * real_row_;
-      complex* spectrum = spectra_.data() + t * bins_row_;
-      gather_blocks(y_.data(), static_cast<std::size_t>(p), planes, blocks_, spectrum);
-      fft_.inverse(spectrum, real);
+      fft_.inverse(row(y_, static_cast<std::size_t>(p)), real);  // destroys the row: Y is scratch
       layout_.extract(real, band, output + static_cast<std::size_t>(p) * plane,
                       bias_of(bias, static_cast<std::size_t>(p) % K));
     }
+  }
+
+  /// Plane p's spectrum in X or Y.
+  complex* row(const AlignedArray<T>& store, std::size_t p) const {
+    return reinterpret_cast<complex*>(store.data() + 2 * p * bins_row_);
   }
 
   Conv2dShape shape_;
@@ -267,7 +253,7 @@ class SpectralConv final : public Conv2dKernel<T> {
   AlignedArray<T> inputs_, outputs_;
   AlignedArray<complex> spectra_, u_;  // spectra_: one plane's bins per thread
   AlignedArray<complex> products_;     // the fused path's product, one per thread
-  AlignedArray<T> x_, y_;              // the channel sum's store (scatter_blocks)
+  AlignedArray<T> x_, y_;              // X[n,c] and Y[n,k]: a row of bins_row_ complex values each
 };
 
 /// Transforms of more points than this get FFTW_ESTIMATE plans (planner_flags).

@@ -1,8 +1,13 @@
 // src/nn/spectral_isa.cpp — the channel sum Y[n,k,f] = Σ_c X[n,c,f]·U[k,c,f] of fft2d and
 // polyhankel, one block of bins at a time, in register tiles of 2 images × 2 filters × one
-// vector of bins. With the real and imaginary parts of a block stored apart, a complex
-// multiply-add is four fused multiply-adds on whole vectors and needs no shuffles: per channel,
-// 4 loads of X and 4 of U feed 16 of them.
+// vector of bins. X and Y stay (re, im) interleaved, as FFTW writes and reads them, so the
+// spectra need no copy between the transforms and the sum: each pair of vectors of X is split
+// into its real and imaginary parts by two in-lane shuffles (split), which leave the bins in
+// a permuted order, and Y is interleaved back by the inverse shuffles (join). U is packed once,
+// in the plan, with the same split, so that a complex multiply-add is four fused multiply-adds
+// on whole vectors: per channel, 4 loads and 4 shuffles of X and 4 loads of U feed 16 of them.
+// X and Y have a row per plane, too many streams for the hardware prefetchers, so the tiles
+// prefetch each row's line of the next block as they pass it.
 //
 // spectral_product is the channel sum's fused path (one channel or one filter, spectral.hpp):
 // a product of interleaved spectra, taken while both are in cache.
@@ -17,24 +22,49 @@ namespace {
 
 constexpr std::size_t B = kBinBlock;
 
+/// The real and imaginary parts of the kLanes bins interleaved in (a, b), in the same
+/// permuted order in both (the order of shufps/unpcklpd within each 128-bit lane).
+template <class T>
+[[gnu::always_inline]] inline void split(const Vec<T>& a, const Vec<T>& b, Vec<T>& re, Vec<T>& im) {
+  if constexpr (kLanes<T> == 8) {
+    re = __builtin_shufflevector(a, b, 0, 2, 8, 10, 4, 6, 12, 14);
+    im = __builtin_shufflevector(a, b, 1, 3, 9, 11, 5, 7, 13, 15);
+  } else {
+    re = __builtin_shufflevector(a, b, 0, 4, 2, 6);
+    im = __builtin_shufflevector(a, b, 1, 5, 3, 7);
+  }
+}
+
+/// The inverse of split: (a, b) interleaved from re and im (unpcklps/unpckhps, unpcklpd/unpckhpd).
+template <class T>
+[[gnu::always_inline]] inline void join(const Vec<T>& re, const Vec<T>& im, Vec<T>& a, Vec<T>& b) {
+  if constexpr (kLanes<T> == 8) {
+    a = __builtin_shufflevector(re, im, 0, 8, 1, 9, 4, 12, 5, 13);
+    b = __builtin_shufflevector(re, im, 2, 10, 3, 11, 6, 14, 7, 15);
+  } else {
+    a = __builtin_shufflevector(re, im, 0, 4, 2, 6);
+    b = __builtin_shufflevector(re, im, 1, 5, 3, 7);
+  }
+}
+
 /// Images [n0, n0 + NB) × filters [k0, k0 + KB), every vector of the block's bins.
 template <class T, int NB, int KB>
 [[gnu::always_inline]] inline void tile(const ChannelSumBlock<T>& a, std::size_t n0, std::size_t k0) {
   constexpr std::size_t L = kLanes<T>;
-  for (std::size_t j = 0; j < B; j += L) {
+  for (std::size_t j = 0; j < 2 * B; j += 2 * L) {  // L bins: 2L interleaved values
     Vec<T> re[NB][KB] = {}, im[NB][KB] = {};
     const T* x = a.x + n0 * a.x_image + j;
     const T* u = a.u + k0 * a.u_filter + j;
-    for (std::size_t c = 0; c < a.channels; ++c, x += a.x_channel, u += 2 * B) {
+    for (std::size_t c = 0; c < a.channels; ++c, x += a.x_channel, u += a.u_channel) {
       Vec<T> xr[NB], xi[NB];
 #pragma GCC unroll 2
       for (int n = 0; n < NB; ++n) {
-        xr[n] = load(x + n * a.x_image);
-        xi[n] = load(x + n * a.x_image + B);
+        split<T>(load(x + n * a.x_image), load(x + n * a.x_image + L), xr[n], xi[n]);
+        if (k0 == 0) __builtin_prefetch(x + n * a.x_image + 2 * B);  // this line of the next block
       }
 #pragma GCC unroll 2
       for (int k = 0; k < KB; ++k) {
-        const Vec<T> ur = load(u + k * a.u_filter), ui = load(u + k * a.u_filter + B);
+        const Vec<T> ur = load(u + k * a.u_filter), ui = load(u + k * a.u_filter + L);
 #pragma GCC unroll 2
         for (int n = 0; n < NB; ++n) {
           re[n][k] += xr[n] * ur;
@@ -49,8 +79,11 @@ template <class T, int NB, int KB>
 #pragma GCC unroll 2
       for (int k = 0; k < KB; ++k) {
         T* y = a.y + (n0 + n) * a.y_image + (k0 + k) * a.y_filter + j;
-        store(y, re[n][k]);
-        store(y + B, im[n][k]);
+        Vec<T> first, second;
+        join<T>(re[n][k], im[n][k], first, second);
+        store(y, first);
+        store(y + L, second);
+        __builtin_prefetch(y + 2 * B, 1);
       }
   }
 }
@@ -65,6 +98,19 @@ void block_of(const ChannelSumBlock<T>& a) {
       else if (two_filters) tile<T, 1, 2>(a, n0, k0);
       else tile<T, 1, 1>(a, n0, k0);
     }
+}
+
+/// U as tile() reads it: every 2·kLanes interleaved values split into kLanes real parts, then
+/// kLanes imaginary parts.
+template <class T>
+void pack(const T* interleaved, T* packed, std::size_t values) {
+  constexpr std::size_t L = kLanes<T>;
+  for (std::size_t i = 0; i < values; i += 2 * L) {
+    Vec<T> re, im;
+    split<T>(load(interleaved + i), load(interleaved + i + L), re, im);
+    store(packed + i, re);
+    store(packed + i + L, im);
+  }
 }
 
 /// Interleaved complex products, one vector of kLanes/2 bins at a time: with xr and xi the
@@ -103,6 +149,12 @@ void product(const T* x, const T* u, T* y, std::size_t bins, bool accumulate) {
 
 void channel_sum_block(const ChannelSumBlock<float>& b) { block_of(b); }
 void channel_sum_block(const ChannelSumBlock<double>& b) { block_of(b); }
+void channel_sum_pack(const float* interleaved, float* packed, std::size_t values) {
+  pack(interleaved, packed, values);
+}
+void channel_sum_pack(const double* interleaved, double* packed, std::size_t values) {
+  pack(interleaved, packed, values);
+}
 void spectral_product(const float* x, const float* u, float* y, std::size_t bins, bool accumulate) {
   product(x, u, y, bins, accumulate);
 }
