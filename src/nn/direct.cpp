@@ -25,6 +25,7 @@ template <class T>
 void direct_band(const DirectRows<T>& rows, std::size_t filters, const T* packed, const T* bias, T* out,
                  std::size_t count) {
 #if defined(__x86_64__)
+  if (has_avx512()) return isa_avx512::band(rows, filters, packed, bias, out, count);
   if (has_avx2_fma()) return isa_avx2::band(rows, filters, packed, bias, out, count);
 #endif
   isa_base::band(rows, filters, packed, bias, out, count);

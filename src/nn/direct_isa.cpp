@@ -5,9 +5,10 @@
 // every input load feeds KB fused multiply-adds and no partial sum goes through memory.
 //
 // Compiled once per instruction set (src/CMakeLists.txt) with FASTCONV_NN_ISA naming it:
-// `isa_base` (the architecture's baseline) and, on x86-64, `isa_avx2` (-mavx2 -mfma). The
-// vectors are GCC/Clang vector extensions of 32 bytes (nn/vec.hpp). The whole file is compiled
-// for one target, helpers included: with a target attribute on the caller only, GCC lowers a shared helper for the
+// `isa_base` (the architecture's baseline) and, on x86-64, `isa_avx2` (-mavx2 -mfma) and
+// `isa_avx512` (-mavx512f, 64-byte vectors: a tile covers twice the columns). The vectors are
+// GCC/Clang vector extensions (nn/vec.hpp). The whole file is compiled for one target, helpers
+// included: with a target attribute on the caller only, GCC lowers a shared helper for the
 // baseline first, and every broadcast in the AVX2 copy becomes two 16-byte halves.
 #include <algorithm>
 #include <cstring>

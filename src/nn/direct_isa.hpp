@@ -37,11 +37,13 @@ inline constexpr std::size_t kDirectFilterBlock = 4;
 FASTCONV_NN_DIRECT_DECLARE(base)
 #if defined(__x86_64__)
 FASTCONV_NN_DIRECT_DECLARE(avx2)
+FASTCONV_NN_DIRECT_DECLARE(avx512)
 #endif
 #undef FASTCONV_NN_DIRECT_DECLARE
 
-/// Values past the end of rows.image's last row that band() may read (and ignore).
+/// Values past the end of rows.image's last row that band() may read (and ignore): a vector of
+/// the widest copy.
 template <class T>
-inline constexpr std::size_t kDirectOverread = 32 / sizeof(T);
+inline constexpr std::size_t kDirectOverread = 64 / sizeof(T);
 
 }  // namespace fastconv::nn

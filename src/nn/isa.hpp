@@ -1,6 +1,7 @@
 // src/nn/isa.hpp — which copy of src/nn's hot loops to run. The files nn/*_isa.cpp are compiled
-// for the baseline and, on x86-64, for AVX2+FMA (src/CMakeLists.txt); the library is built
-// without -march flags so that one binary runs everywhere.
+// for the baseline and, on x86-64, for AVX2+FMA and (direct_isa.cpp, spectral_isa.cpp) AVX-512
+// (src/CMakeLists.txt); the library is built without -march flags so that one binary runs
+// everywhere.
 #pragma once
 
 #include <string_view>
@@ -20,8 +21,15 @@ inline bool has_avx2_fma() noexcept {
   }();
   return yes;
 }
+/// Whether to run the AVX-512 copies (direct and the FFT algorithms' channel sum): the cpu
+/// backend chose its avx512 variant.
+inline bool has_avx512() noexcept {
+  static const bool yes = cpu::best_isa().name == "avx512" && __builtin_cpu_supports("avx512f") && has_avx2_fma();
+  return yes;
+}
 #else
 inline bool has_avx2_fma() noexcept { return false; }
+inline bool has_avx512() noexcept { return false; }
 #endif
 
 }  // namespace fastconv::nn

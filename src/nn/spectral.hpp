@@ -24,6 +24,7 @@ namespace fastconv::nn {
 template <class T>
 void channel_sum_block(const ChannelSumBlock<T>& block) {
 #if defined(__x86_64__)
+  if (has_avx512()) return isa_avx512::channel_sum_block(block);
   if (has_avx2_fma()) return isa_avx2::channel_sum_block(block);
 #endif
   isa_base::channel_sum_block(block);
@@ -34,6 +35,7 @@ template <class T>
 void channel_sum_pack(const std::complex<T>* spectrum, T* packed, std::size_t values) {
   const T* interleaved = reinterpret_cast<const T*>(spectrum);
 #if defined(__x86_64__)
+  if (has_avx512()) return isa_avx512::channel_sum_pack(interleaved, packed, values);
   if (has_avx2_fma()) return isa_avx2::channel_sum_pack(interleaved, packed, values);
 #endif
   isa_base::channel_sum_pack(interleaved, packed, values);
@@ -47,6 +49,7 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
   const T* us = reinterpret_cast<const T*>(u);
   T* ys = reinterpret_cast<T*>(y);
 #if defined(__x86_64__)
+  if (has_avx512()) return isa_avx512::spectral_product(xs, us, ys, bins, accumulate);
   if (has_avx2_fma()) return isa_avx2::spectral_product(xs, us, ys, bins, accumulate);
 #endif
   isa_base::spectral_product(xs, us, ys, bins, accumulate);

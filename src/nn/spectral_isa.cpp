@@ -26,7 +26,10 @@ constexpr std::size_t B = kBinBlock;
 /// permuted order in both (the order of shufps/unpcklpd within each 128-bit lane).
 template <class T>
 [[gnu::always_inline]] inline void split(const Vec<T>& a, const Vec<T>& b, Vec<T>& re, Vec<T>& im) {
-  if constexpr (kLanes<T> == 8) {
+  if constexpr (kLanes<T> == 16) {
+    re = __builtin_shufflevector(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
+    im = __builtin_shufflevector(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
+  } else if constexpr (kLanes<T> == 8) {
     re = __builtin_shufflevector(a, b, 0, 2, 8, 10, 4, 6, 12, 14);
     im = __builtin_shufflevector(a, b, 1, 3, 9, 11, 5, 7, 13, 15);
   } else {
@@ -38,13 +41,24 @@ template <class T>
 /// The inverse of split: (a, b) interleaved from re and im (unpcklps/unpckhps, unpcklpd/unpckhpd).
 template <class T>
 [[gnu::always_inline]] inline void join(const Vec<T>& re, const Vec<T>& im, Vec<T>& a, Vec<T>& b) {
-  if constexpr (kLanes<T> == 8) {
+  if constexpr (kLanes<T> == 16) {
+    a = __builtin_shufflevector(re, im, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+    b = __builtin_shufflevector(re, im, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+  } else if constexpr (kLanes<T> == 8) {
     a = __builtin_shufflevector(re, im, 0, 8, 1, 9, 4, 12, 5, 13);
     b = __builtin_shufflevector(re, im, 2, 10, 3, 11, 6, 14, 7, 15);
   } else {
     a = __builtin_shufflevector(re, im, 0, 4, 2, 6);
     b = __builtin_shufflevector(re, im, 1, 5, 3, 7);
   }
+}
+
+/// The lines of the next block's 2·kLanes values at the position of p (one line for 32-byte
+/// vectors, two for 64-byte ones).
+template <class T>
+[[gnu::always_inline]] inline void prefetch_next(const T* p) {
+  constexpr std::size_t line = 64 / sizeof(T);
+  for (std::size_t i = 0; i < 2 * kLanes<T>; i += line) __builtin_prefetch(p + 2 * B + i);
 }
 
 /// Images [n0, n0 + NB) × filters [k0, k0 + KB), every vector of the block's bins.
@@ -60,7 +74,7 @@ template <class T, int NB, int KB>
 #pragma GCC unroll 2
       for (int n = 0; n < NB; ++n) {
         split<T>(load(x + n * a.x_image), load(x + n * a.x_image + L), xr[n], xi[n]);
-        if (k0 == 0) __builtin_prefetch(x + n * a.x_image + 2 * B);  // this line of the next block
+        if (k0 == 0) prefetch_next<T>(x + n * a.x_image);
       }
 #pragma GCC unroll 2
       for (int k = 0; k < KB; ++k) {
@@ -83,7 +97,7 @@ template <class T, int NB, int KB>
         join<T>(re[n][k], im[n][k], first, second);
         store(y, first);
         store(y + L, second);
-        __builtin_prefetch(y + 2 * B, 1);
+        prefetch_next<T>(y);
       }
   }
 }
@@ -125,7 +139,11 @@ void product(const T* x, const T* u, T* y, std::size_t bins, bool accumulate) {
   for (; i < whole; i += L) {
     const Vec<T> xv = load(x + i), uv = load(u + i);
     Vec<T> xr, xi, swapped;
-    if constexpr (L == 8) {
+    if constexpr (L == 16) {
+      xr = __builtin_shufflevector(xv, xv, 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14);
+      xi = __builtin_shufflevector(xv, xv, 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15);
+      swapped = __builtin_shufflevector(uv, uv, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+    } else if constexpr (L == 8) {
       xr = __builtin_shufflevector(xv, xv, 0, 0, 2, 2, 4, 4, 6, 6);
       xi = __builtin_shufflevector(xv, xv, 1, 1, 3, 3, 5, 5, 7, 7);
       swapped = __builtin_shufflevector(uv, uv, 1, 0, 3, 2, 5, 4, 7, 6);
