@@ -26,11 +26,10 @@ struct ChannelSumBlock {
 
 // Per instruction set: channel_sum_block computes one ChannelSumBlock; channel_sum_pack packs
 // `values` (a multiple of 2·kBinBlock) interleaved values of a kernel spectrum the way the
-// channel sum reads U (real and imaginary parts apart, in the order its loads of X produce them);
-// spectral_product sets
-// y[f] = x[f]·u[f], or adds it to y[f] when `accumulate`, for f < bins, on spectra stored as
-// FFTW writes them, (re, im) interleaved (the channel sum's fused path for one channel or one
-// filter, spectral.hpp).
+// channel sum reads U (real and imaginary parts apart, in the order its loads of X produce
+// them); spectral_product sets y[f] = x[f]·u[f], or adds it to y[f] when `accumulate`, for
+// f < bins, on spectra stored as FFTW writes them, (re, im) interleaved (the channel sum's
+// fused path for one channel or one filter, spectral.hpp).
 #define FASTCONV_NN_SPECTRAL_DECLARE(isa)                                                               \
   namespace isa_##isa {                                                                                 \
   void channel_sum_block(const ChannelSumBlock<float>& b);                                             \
