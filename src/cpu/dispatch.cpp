@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "cpu/isa.hpp"
@@ -31,6 +32,16 @@ bool has_f16c() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 }
+
+/// Whether the CPU is AMD's (CPUID leaf 0's vendor string): where direct sweeps over huge arrays
+/// were measured to thrash (Geometry::of_this_cpu).
+bool is_amd() noexcept {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  // "AuthenticAMD" spread over EBX, EDX, ECX.
+  return __get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0 && ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;
+}
+#else
+bool is_amd() noexcept { return false; }
 #endif
 
 struct Supported {
@@ -98,7 +109,13 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     Geometry r{};
     r.leaf_bytes = std::clamp<std::size_t>(l1 / 2, 8 << 10, 64 << 10);
     r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 2 << 20);  // measured: all of L2 beats half
-    r.gather_bytes = std::size_t{512} << 20;  // direct sweeps 8 streams 64 MiB apart thrash
+    // Sweeps across arrays of 512 MiB and more go through a buffer on AMD CPUs only. On the
+    // AMD EPYC VM, direct sweeps over 8 streams 64 MiB apart thrashed (2.5× slower than one
+    // stream) and the buffered ones won at 2^27 and 2^28 words. On the Intel Xeon VM (Cascade
+    // Lake) direct sweeps did not thrash and the buffer's copies cost: 2^28 floats took
+    // 566–629 ms direct against 791–873 ms buffered, 2^28 doubles 1119–1238 against
+    // 1781–1815 ms (docs/benchmarks.md).
+    r.gather_bytes = is_amd() ? std::size_t{512} << 20 : std::numeric_limits<std::size_t>::max();
     return r;
   }();
   return g;
