@@ -141,9 +141,10 @@ class Pipeline {
 
   /// How a level of 2^m words splits: its top k bits, swept directly (k ≤ the radix: 2^k
   /// streams) or, for arrays of gather_bytes or more, through a buffer (k ≤ kGatherBits).
-  /// Direct sweeps over big arrays are slow: their 2^k streams sit a large power of two
-  /// apart and collide in caches and DRAM banks (measured 2.5× slower than one stream), and
-  /// gathered rows of a few KiB each read like one stream.
+  /// On the AMD EPYC VM, direct sweeps over big arrays were slow: their 2^k streams sit a
+  /// large power of two apart and collided in caches and DRAM banks (measured 2.5× slower
+  /// than one stream), and gathered rows of a few KiB each read like one stream. On the
+  /// Intel Xeon VM the direct ones were faster (Geometry::of_this_cpu decides).
   struct Split {
     int k;
     bool gather;
