@@ -500,4 +500,12 @@ TEST(Conv2dCudaTest, LargeShapeWithAMeasuredLengthAndAPlanRunTwice) {
                fastconv::ErrorCode::unsupported, "the cuda backend computes auto, polyhankel, not winograd");
 }
 
+TEST(Conv2dCudaTest, TooManyFiltersForTheChannelSumAreRefusedWhenThePlanIsMade) {
+  CUDA_BACKEND_OR_SKIP(cuda);
+  const Conv2dShape s{1, 1, 1, 1, 8 * 65535 + 1, 1, 1, {}};  // one filter past the grid's 65535 layers of 8
+  const std::vector<float> w(s.weight_size(), 1.0f);
+  expect_error([&] { fastconv::Conv2dPlan<float>(s, w, {}, Conv2dAlgorithm::polyhankel, *cuda); },
+               fastconv::ErrorCode::unsupported, "exceed the channel sum's grid");
+}
+
 }  // namespace

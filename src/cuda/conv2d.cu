@@ -199,17 +199,23 @@ struct Workspace {
   T* y_data() const { return static_cast<T*>(y.get()); }
 };
 
-template <class T>
-void launch_sums(const Conv2dShape& s, const T* x, const T* u, T* y, std::uint64_t bins, cudaStream_t stream,
-                 LaunchCount& count) {
-  const dim3 grid(static_cast<unsigned>((bins + 127) / 128),
-                  static_cast<unsigned>((s.batch + kSumImages - 1) / kSumImages),
-                  static_cast<unsigned>((s.filters + kSumFilters - 1) / kSumFilters));
-  if (grid.y > kMaxGridY || grid.z > kMaxGridY)
+/// The channel sum's grid has one block row per kSumImages images and one layer per
+/// kSumFilters filters, each at most kMaxGridY: checked when the plan is made.
+void check_sum_grid(const Conv2dShape& s) {
+  if ((s.batch + kSumImages - 1) / kSumImages > kMaxGridY || (s.filters + kSumFilters - 1) / kSumFilters > kMaxGridY)
     throw Error(ErrorCode::unsupported, "conv2d on cuda: N = " + std::to_string(s.batch) + " images and K = " +
                                             std::to_string(s.filters) + " filters exceed the channel sum's grid (" +
                                             std::to_string(kMaxGridY * kSumImages) + " images, " +
                                             std::to_string(kMaxGridY * kSumFilters) + " filters)");
+}
+
+template <class T>
+void launch_sums(const Conv2dShape& s, const T* x, const T* u, T* y, std::uint64_t bins, cudaStream_t stream,
+                 LaunchCount& count) {
+  check_sum_grid(s);
+  const dim3 grid(static_cast<unsigned>((bins + 127) / 128),
+                  static_cast<unsigned>((s.batch + kSumImages - 1) / kSumImages),
+                  static_cast<unsigned>((s.filters + kSumFilters - 1) / kSumFilters));
   channel_sums<T><<<grid, 128, 0, stream>>>(x, u, y, s.batch, s.channels, s.filters, bins);
   count.after_launch();
 }
@@ -254,37 +260,27 @@ std::uint64_t choose_length(const DeviceState& dev, const Conv2dShape& s) {
   FC_CUDA(cudaMemsetAsync(work.real.get(), 0, s.batch * std::max(s.channels, s.filters) * longest * sizeof(T),
                           dev.stream));
   FC_CUDA(cudaMemsetAsync(spectra.get(), 0, spectra_bytes, dev.stream));
-  cudaEvent_t start = nullptr, stop = nullptr;
-  FC_CUDA(cudaEventCreate(&start));
-  FC_CUDA(cudaEventCreate(&stop));
+  const Event start, stop;
   std::uint64_t best = lengths.front();
   float best_ms = 1e30f;
   LaunchCount ignored;
-  try {
-    for (const std::uint64_t L : lengths) {
-      const FftBatch<T> forward(L, s.batch * s.channels, true), inverse(L, s.batch * s.filters, false);
-      float ms = 1e30f;
-      for (int round = 0; round < 3; ++round) {  // the first round warms up
-        FC_CUDA(cudaEventRecord(start, dev.stream));
-        forward.forward(work.real_data(), work.x_data(), dev.stream);
-        launch_sums<T>(s, work.x_data(), static_cast<const T*>(spectra.get()), work.y_data(), L / 2 + 1, dev.stream,
-                       ignored);
-        inverse.inverse(work.y_data(), work.real_data(), dev.stream);
-        FC_CUDA(cudaEventRecord(stop, dev.stream));
-        FC_CUDA(cudaEventSynchronize(stop));
-        float t = 0;
-        FC_CUDA(cudaEventElapsedTime(&t, start, stop));
-        if (round > 0) ms = std::min(ms, t);
-      }
-      if (ms < best_ms) best_ms = ms, best = L;
+  for (const std::uint64_t L : lengths) {
+    const FftBatch<T> forward(L, s.batch * s.channels, true), inverse(L, s.batch * s.filters, false);
+    float ms = 1e30f;
+    for (int round = 0; round < 3; ++round) {  // the first round warms up
+      FC_CUDA(cudaEventRecord(start.get(), dev.stream));
+      forward.forward(work.real_data(), work.x_data(), dev.stream);
+      launch_sums<T>(s, work.x_data(), static_cast<const T*>(spectra.get()), work.y_data(), L / 2 + 1, dev.stream,
+                     ignored);
+      inverse.inverse(work.y_data(), work.real_data(), dev.stream);
+      FC_CUDA(cudaEventRecord(stop.get(), dev.stream));
+      FC_CUDA(cudaEventSynchronize(stop.get()));
+      float t = 0;
+      FC_CUDA(cudaEventElapsedTime(&t, start.get(), stop.get()));
+      if (round > 0) ms = std::min(ms, t);
     }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+    if (ms < best_ms) best_ms = ms, best = L;
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   chosen_lengths.emplace(key, best);
   return best;
 }
@@ -325,7 +321,12 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
     select();
     const auto s = static_cast<cudaStream_t>(stream);
     LaunchCount count;
-    compute(input, output, s, count);
+    try {
+      compute(input, output, s, count);
+    } catch (...) {
+      cudaStreamSynchronize(s);  // what was queued still uses work_: let it finish before anything reuses it
+      throw;
+    }
     FC_CUDA(cudaStreamSynchronize(s));
     counters_.launches += count.n;
   }
@@ -388,12 +389,15 @@ template <class T>
 nn::KernelPtr<T> make_polyhankel(std::shared_ptr<const DeviceState> dev, Counters& counters,
                                  const nn::KernelArgs<T>& args, std::size_t fft_length) {
   const Conv2dShape& s = args.shape;
+  check_sum_grid(s);
   FC_CUDA(cudaSetDevice(dev->ordinal));
   const std::uint64_t min_length = nn::polyhankel_min_length(s);
   if (fft_length != 0 && fft_length < min_length)
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
                                                  " is below the exact minimum " + std::to_string(min_length));
-  const std::uint64_t length = fft_length != 0 ? fft_length : choose_length<T>(*dev, s);
+  // cuFFT's plans start at length 2; any length from L_min on is exact (a 1×1 image and kernel
+  // without padding has L_min = 1).
+  const std::uint64_t length = std::max<std::uint64_t>(fft_length != 0 ? fft_length : choose_length<T>(*dev, s), 2);
   return std::make_unique<CudaPolyHankel<T>>(std::move(dev), counters, args, length);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "core/backend_impl.hpp"
 #include "core/memory.hpp"
@@ -37,9 +38,13 @@ class DeviceBuffer {
   void* get() const { return ptr_; }
   void* at_least(std::size_t bytes) {
     if (bytes > bytes_) {
-      if (ptr_ != nullptr) FC_CUDA(cudaFree(ptr_));
-      ptr_ = nullptr;
-      bytes_ = 0;
+      if (ptr_ != nullptr) {
+        // Forgotten before the call: cudaFree may free it and still report an earlier
+        // asynchronous error, and the destructor must not free it again.
+        void* old = std::exchange(ptr_, nullptr);
+        bytes_ = 0;
+        FC_CUDA(cudaFree(old));
+      }
       std::size_t free_bytes = 0, total_bytes = 0;
       FC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
       fastconv::detail::require_device_memory(bytes, free_bytes, "the CUDA device", "a device buffer");
@@ -54,26 +59,36 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+/// A CUDA event owned like a value: destroyed with its owner, also when a later step of the
+/// owner's construction throws.
+class Event {
+ public:
+  Event() { FC_CUDA(cudaEventCreate(&e_)); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() {
+    if (e_ != nullptr) cudaEventDestroy(e_);
+  }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 /// Events around one operation: copies in, kernels, copies out.
 class Timeline {
  public:
-  explicit Timeline(cudaStream_t s) : s_(s) {
-    for (auto& e : events_) FC_CUDA(cudaEventCreate(&e));
-    FC_CUDA(cudaEventRecord(events_[0], s_));
-  }
-  ~Timeline() {
-    for (auto& e : events_) cudaEventDestroy(e);
-  }
-  void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1], s_)); }
-  void kernels_done() { FC_CUDA(cudaEventRecord(events_[2], s_)); }
+  explicit Timeline(cudaStream_t s) : s_(s) { FC_CUDA(cudaEventRecord(events_[0].get(), s_)); }
+  void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1].get(), s_)); }
+  void kernels_done() { FC_CUDA(cudaEventRecord(events_[2].get(), s_)); }
   /// Waits for the operation and adds its times to `c`.
   void finish(Counters& c, std::uint64_t launches, std::uint64_t transfers) {
-    FC_CUDA(cudaEventRecord(events_[3], s_));
-    FC_CUDA(cudaEventSynchronize(events_[3]));
+    FC_CUDA(cudaEventRecord(events_[3].get(), s_));
+    FC_CUDA(cudaEventSynchronize(events_[3].get()));
     float in = 0, kernels = 0, out = 0;
-    FC_CUDA(cudaEventElapsedTime(&in, events_[0], events_[1]));
-    FC_CUDA(cudaEventElapsedTime(&kernels, events_[1], events_[2]));
-    FC_CUDA(cudaEventElapsedTime(&out, events_[2], events_[3]));
+    FC_CUDA(cudaEventElapsedTime(&in, events_[0].get(), events_[1].get()));
+    FC_CUDA(cudaEventElapsedTime(&kernels, events_[1].get(), events_[2].get()));
+    FC_CUDA(cudaEventElapsedTime(&out, events_[2].get(), events_[3].get()));
     c.transfer_ns += static_cast<std::uint64_t>((in + out) * 1e6);
     c.compute_ns += static_cast<std::uint64_t>(kernels * 1e6);
     c.launches += launches;
@@ -82,7 +97,7 @@ class Timeline {
 
  private:
   cudaStream_t s_;
-  cudaEvent_t events_[4]{};
+  Event events_[4];
 };
 
 }  // namespace fastconv::cuda
