@@ -238,19 +238,10 @@ using LengthKey = std::tuple<int, std::size_t, std::size_t, std::size_t, std::si
 std::mutex length_mutex;
 std::map<LengthKey, std::uint64_t> chosen_lengths;
 
-/// The candidate length whose forward FFTs, channel sum and inverse FFTs take the least time
-/// on the device, measured once per (device, L_min, N, C, K, type) in the process. Small
-/// problems (under 2^20 real values) take the first smooth length: timing them costs more
-/// than it could save.
+/// The fastest of `lengths` for shape s on the device: forward FFTs, channel sum and inverse
+/// FFTs, timed in scratch sized for the longest.
 template <class T>
-std::uint64_t choose_length(const DeviceState& dev, const Conv2dShape& s) {
-  const std::uint64_t min_length = nn::polyhankel_min_length(s);
-  const std::vector<std::uint64_t> lengths = candidate_lengths(min_length);
-  if (lengths.size() == 1 || s.batch * std::max(s.channels, s.filters) * min_length < (std::uint64_t{1} << 20))
-    return lengths.front();
-  const LengthKey key{dev.ordinal, min_length, s.batch, s.channels, s.filters, sizeof(T)};
-  std::lock_guard lock(length_mutex);
-  if (auto it = chosen_lengths.find(key); it != chosen_lengths.end()) return it->second;
+std::uint64_t time_lengths(const DeviceState& dev, const Conv2dShape& s, const std::vector<std::uint64_t>& lengths) {
   const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
   Workspace<T> work;
   work.reserve(s, longest);
@@ -280,6 +271,31 @@ std::uint64_t choose_length(const DeviceState& dev, const Conv2dShape& s) {
       if (round > 0) ms = std::min(ms, t);
     }
     if (ms < best_ms) best_ms = ms, best = L;
+  }
+  return best;
+}
+
+/// The candidate length whose forward FFTs, channel sum and inverse FFTs take the least time
+/// on the device, measured once per (device, L_min, N, C, K, type) in the process. Small
+/// problems (under 2^20 real values) take the first smooth length: timing them costs more
+/// than it could save.
+template <class T>
+std::uint64_t choose_length(const DeviceState& dev, const Conv2dShape& s) {
+  const std::uint64_t min_length = nn::polyhankel_min_length(s);
+  const std::vector<std::uint64_t> lengths = candidate_lengths(min_length);
+  if (lengths.size() == 1 || s.batch * std::max(s.channels, s.filters) * min_length < (std::uint64_t{1} << 20))
+    return lengths.front();
+  const LengthKey key{dev.ordinal, min_length, s.batch, s.channels, s.filters, sizeof(T)};
+  std::lock_guard lock(length_mutex);
+  if (auto it = chosen_lengths.find(key); it != chosen_lengths.end()) return it->second;
+  std::uint64_t best = lengths.front();
+  try {
+    best = time_lengths<T>(dev, s, lengths);
+  } catch (const Error& e) {
+    // The scratch for the longest candidate (up to 2·L_min) did not fit: take the shortest,
+    // which the plan may still fit, and choose again next time.
+    if (e.code() != ErrorCode::out_of_memory) throw;
+    return best;
   }
   chosen_lengths.emplace(key, best);
   return best;
