@@ -318,7 +318,7 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
   }
 
   void run(const T* input, T* output) const override {
-    select();
+    const DeviceScope device = select();
     const cudaStream_t s = dev_->stream;
     const std::size_t in_bytes = shape_.input_size() * sizeof(T), out_bytes = shape_.output_size() * sizeof(T);
     T* in = static_cast<T*>(input_.at_least(in_bytes));
@@ -334,7 +334,7 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
   }
 
   void run_device(const T* input, T* output, void* stream) const override {
-    select();
+    const DeviceScope device = select();
     const auto s = static_cast<cudaStream_t>(stream);
     LaunchCount count;
     try {
@@ -348,12 +348,12 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
   }
 
  private:
-  void select() const { FC_CUDA(cudaSetDevice(dev_->ordinal)); }
+  [[nodiscard]] DeviceScope select() const { return DeviceScope(dev_->ordinal); }
 
   /// U[k,c] = FFT of kernel plane (k, c) scaled by 1/L, in chunks of planes that share one
   /// batched FFT; U has room for the last chunk's rows past K·C.
   void kernel_spectra(std::span<const T> weights) {
-    select();
+    const DeviceScope device = select();
     const cudaStream_t s = dev_->stream;
     const std::uint64_t pairs = shape_.filters * shape_.channels, L = g_.length, bins = g_.bins();
     const std::uint64_t chunk = kernel_chunk(pairs, L, sizeof(T)), chunks = (pairs + chunk - 1) / chunk;
@@ -406,7 +406,7 @@ nn::KernelPtr<T> make_polyhankel(std::shared_ptr<const DeviceState> dev, Counter
                                  const nn::KernelArgs<T>& args, std::size_t fft_length) {
   const Conv2dShape& s = args.shape;
   check_sum_grid(s);
-  FC_CUDA(cudaSetDevice(dev->ordinal));
+  const DeviceScope device(dev->ordinal);
   const std::uint64_t min_length = nn::polyhankel_min_length(s);
   if (fft_length != 0 && fft_length < min_length)
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +

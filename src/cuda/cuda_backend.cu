@@ -115,8 +115,8 @@ class Engine {
   std::size_t max_pitch() const { return dev_.props.memPitch; }
   /// Seed 004's Algorithms 1-4 ping-pong through a second array of one row.
   bool needs_scratch() const { return variant_ >= Variant::bikov_a1 && variant_ <= Variant::bikov_a4; }
-  /// Makes this engine's device the calling thread's current one.
-  void select() const { FC_CUDA(cudaSetDevice(dev_.ordinal)); }
+  /// Makes this engine's device the calling thread's current one until the returned scope ends.
+  [[nodiscard]] DeviceScope select() const { return DeviceScope(dev_.ordinal); }
 
   /// Forward natural-order transforms of `rows` rows back to back, times `scale` (floats).
   void transform(S* x, S* scratch, std::size_t rows, double scale, LaunchCount& count) {
@@ -273,13 +273,13 @@ class CudaWht final : public detail::WhtKernel {
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     run(static_cast<S*>(data), rows, stride, scale, false);
   }
 
   void execute_device(void* data, std::size_t rows, std::size_t stride, double scale, void* stream) const override {
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
     run(static_cast<S*>(data), rows, stride, scale, true);
   }
@@ -366,13 +366,13 @@ class CudaDyadic final : public detail::DyadicKernel {
 
   std::unique_ptr<detail::Spectrum> spectrum(const void* h) const override {
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     return make_spectrum(h, cudaMemcpyHostToDevice);
   }
 
   std::unique_ptr<detail::Spectrum> spectrum_device(const void* h, void* stream, bool for_deconvolution) const override {
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
     auto s = make_spectrum(h, cudaMemcpyDeviceToDevice);
     if (for_deconvolution) {  // the tolerance needs ‖h‖₁: h (the system, not the data) is read once
@@ -398,7 +398,7 @@ class CudaDyadic final : public detail::DyadicKernel {
                   double scale, void* stream) const override {
     if (op == detail::DyadicOp::deconvolve) check_invertible(*s);
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     const auto guard = engine_.use_stream(static_cast<cudaStream_t>(stream));
     const std::size_t n = engine_.size();
     // The kernels load 16-byte vectors: a misaligned output is computed in the kernel's buffer.
@@ -448,7 +448,7 @@ class CudaDyadic final : public detail::DyadicKernel {
     } else {
       const auto& spectrum = static_cast<const CudaSpectrum&>(s);
       std::vector<W> host(std::size_t{1} << s.log2n);
-      engine_.select();
+      const DeviceScope device = engine_.select();
       FC_CUDA(cudaMemcpy(host.data(), spectrum.buffer.get(), host.size() * sizeof(W), cudaMemcpyDeviceToHost));
       if (const std::ptrdiff_t k = detail::first_zero(host.data(), s.log2n, s.zero_threshold); k >= 0)
         detail::throw_singular(static_cast<std::size_t>(k), std::abs(static_cast<double>(host[k])), s.zero_threshold);
@@ -458,7 +458,7 @@ class CudaDyadic final : public detail::DyadicKernel {
   void run_host(detail::DyadicOp op, const detail::Spectrum* s, const void* x, void* out, double scale) const {
     if (op == detail::DyadicOp::deconvolve) check_invertible(*s);
     const std::lock_guard lock(mutex_);
-    engine_.select();
+    const DeviceScope device = engine_.select();
     const std::size_t bytes = engine_.size() * sizeof(W);
     W* d = static_cast<W*>(data_.at_least(bytes));
     Timeline timeline(engine_.stream());
@@ -503,19 +503,19 @@ class CudaBackend final : public detail::BackendImpl {
            std::to_string(d.global_memory_bytes >> 20) + " MiB)";
   }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
-    select();
+    const DeviceScope device = select();
     return detail::make_for_word<CudaWht, detail::WhtKernel, U128>(word, *dev_, counters_, variant_, log2n, order);
   }
   /// The `fast` passes load and store 16-bit words natively from one vector (8 words) on; the
   /// other variants, and shorter rows, leave them to the front end's conversion to float.
   std::unique_ptr<detail::WhtKernel> make_wht16(int log2n, detail::Word16 word, Order order) const override {
     if (variant_ != Variant::fast || log2n < Engine<__half>::kLogV) return nullptr;
-    select();
+    const DeviceScope device = select();
     if (word == detail::Word16::f16) return std::make_unique<CudaWht<__half>>(*dev_, counters_, variant_, log2n, order);
     return std::make_unique<CudaWht<__nv_bfloat16>>(*dev_, counters_, variant_, log2n, order);
   }
   std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, Word word) const override {
-    select();
+    const DeviceScope device = select();
     return detail::make_for_word<CudaDyadic, detail::DyadicKernel, U128>(word, *dev_, counters_, variant_, log2n);
   }
   nn::KernelPtr<float> make_conv2d(Conv2dAlgorithm algorithm, const nn::KernelArgs<float>& args) const override {
@@ -528,7 +528,7 @@ class CudaBackend final : public detail::BackendImpl {
   void reset_timings() const override { counters_.reset(); }
 
  private:
-  void select() const { FC_CUDA(cudaSetDevice(dev_->ordinal)); }
+  [[nodiscard]] DeviceScope select() const { return DeviceScope(dev_->ordinal); }
   /// conv2d computes polyhankel only (auto_ = polyhankel); the variant does not matter.
   template <class T>
   nn::KernelPtr<T> conv2d(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>& args) const {
@@ -600,7 +600,7 @@ std::shared_ptr<const detail::BackendImpl> make_cuda_backend(std::string_view va
     auto state = std::make_shared<DeviceState>();
     state->ordinal = ordinal;
     FC_CUDA(cudaGetDeviceProperties(&state->props, ordinal));
-    FC_CUDA(cudaSetDevice(ordinal));
+    const DeviceScope device(ordinal);
     FC_CUDA(cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking));
     state->info = describe(ordinal, state->props);
     slot = std::move(state);

@@ -26,6 +26,26 @@ struct DeviceState {
   Device info;
 };
 
+/// Makes a device the calling thread's current one until the scope ends, then gives the caller
+/// back its own (PyTorch and CuPy keep theirs there; a multi-GPU caller must not find it moved).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int ordinal) {
+    FC_CUDA(cudaGetDevice(&previous_));
+    if (previous_ != ordinal) FC_CUDA(cudaSetDevice(ordinal));
+    changed_ = previous_ != ordinal;
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope() {
+    if (changed_) cudaSetDevice(previous_);
+  }
+
+ private:
+  int previous_ = 0;
+  bool changed_ = false;
+};
+
 /// A device buffer of at least `bytes` bytes, grown on demand.
 class DeviceBuffer {
  public:
