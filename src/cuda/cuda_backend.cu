@@ -95,7 +95,10 @@ class Engine {
       throw Error(ErrorCode::invalid_argument, std::string(name) + " transforms at most 2^20 points (seed 004's limit: its "
                                                                    "second kernel has one thread per 1024-point block); got 2^" +
                                                    std::to_string(log2n) + ": use another variant");
-    if (variant == Variant::fast) plan_ = plan_for(log2n);
+    if (variant == Variant::fast) {
+      max_pass_threads_ = fast_pass_threads();
+      plan_ = plan_for(log2n);
+    }
   }
 
   std::size_t size() const { return std::size_t{1} << log2n_; }
@@ -184,7 +187,7 @@ class Engine {
   gpu::DeviceShape device_shape() const {
     gpu::DeviceShape shape;
     shape.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
-    shape.max_work_group_size = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
+    shape.max_work_group_size = max_pass_threads_;
     shape.vector_bytes = sizeof(Vec<W, V>);
     shape.cpu = false;
     shape.max_round_bits = kRoundBits;
@@ -193,6 +196,25 @@ class Engine {
   }
 
   gpu::PassPlan plan_for(int log2n) const { return gpu::plan_passes(log2n, sizeof(W), device_shape()); }
+
+  /// The most threads a block of the pass kernels this engine launches may have: the device's
+  /// limit, or fewer where a kernel's registers per thread do not fit that many in a block
+  /// (rounds of 2^kRoundBits vectors per thread use many). A power of two, as plans are.
+  std::size_t fast_pass_threads() const {
+    std::size_t limit = static_cast<std::size_t>(dev_.props.maxThreadsPerBlock);
+    const auto fit = [&limit](auto* kernel) {
+      cudaFuncAttributes a{};
+      FC_CUDA(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel)));
+      limit = std::min(limit, static_cast<std::size_t>(a.maxThreadsPerBlock));
+    };
+    fit(&fast_pass<W, V, kRoundBits, W, W>);
+    if constexpr (!kStoredAsComputed) {
+      fit(&fast_pass<W, V, kRoundBits, S, W>);
+      fit(&fast_pass<W, V, kRoundBits, W, S>);
+      fit(&fast_pass<W, V, kRoundBits, S, S>);
+    }
+    return std::bit_floor(limit);
+  }
 
   /// The plan's passes over `rows` rows in place, the last one scaling by `scale`. 16-bit words
   /// go through a float array from the first pass to the last, so that they are rounded once.
@@ -245,6 +267,7 @@ class Engine {
   cudaStream_t stream_;
   Variant variant_;
   int log2n_;
+  std::size_t max_pass_threads_ = 0;
   gpu::PassPlan plan_;
   DeviceBuffer wide_;  ///< 16-bit words: the rows in float between the first and the last pass
 };

@@ -23,6 +23,9 @@ void check(cudaError_t status, const char* call);
 /// Counts the launches of one operation (Backend::timings().launches).
 struct LaunchCount {
   std::uint64_t n = 0;
+  /// Starts an operation's count, clearing a launch error that the caller's own code may have
+  /// left pending, so that after_launch() reports this operation's launches only.
+  LaunchCount() { static_cast<void>(cudaGetLastError()); }
   void after_launch() {
     ++n;
     FC_CUDA(cudaGetLastError());

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <utility>
 
 #include "core/backend_impl.hpp"
@@ -53,7 +54,14 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
+    if (ptr_ == nullptr) return;
+    // Freed on the device it came from: callers get their own current device back after each
+    // call (DeviceScope), so another one may be current here.
+    int current = device_;
+    cudaGetDevice(&current);
+    if (current != device_) cudaSetDevice(device_);
+    cudaFree(ptr_);
+    if (current != device_) cudaSetDevice(current);
   }
   void* get() const { return ptr_; }
   void* at_least(std::size_t bytes) {
@@ -68,6 +76,7 @@ class DeviceBuffer {
       std::size_t free_bytes = 0, total_bytes = 0;
       FC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
       fastconv::detail::require_device_memory(bytes, free_bytes, "the CUDA device", "a device buffer");
+      FC_CUDA(cudaGetDevice(&device_));
       FC_CUDA(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
       bytes_ = bytes;
     }
@@ -77,6 +86,7 @@ class DeviceBuffer {
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  int device_ = 0;
 };
 
 /// A CUDA event owned like a value: destroyed with its owner, also when a later step of the
@@ -98,7 +108,17 @@ class Event {
 /// Events around one operation: copies in, kernels, copies out.
 class Timeline {
  public:
-  explicit Timeline(cudaStream_t s) : s_(s) { FC_CUDA(cudaEventRecord(events_[0].get(), s_)); }
+  explicit Timeline(cudaStream_t s) : s_(s), unwinding_(std::uncaught_exceptions()) {
+    FC_CUDA(cudaEventRecord(events_[0].get(), s_));
+  }
+  Timeline(const Timeline&) = delete;
+  Timeline& operator=(const Timeline&) = delete;
+  /// When the operation throws part-way, its copies and kernels may still be queued on the
+  /// caller's arrays: they finish before the caller gets control back (any error of their
+  /// own is the one already being thrown).
+  ~Timeline() {
+    if (std::uncaught_exceptions() > unwinding_) cudaStreamSynchronize(s_);
+  }
   void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1].get(), s_)); }
   void kernels_done() { FC_CUDA(cudaEventRecord(events_[2].get(), s_)); }
   /// Waits for the operation and adds its times to `c`.
@@ -117,6 +137,7 @@ class Timeline {
 
  private:
   cudaStream_t s_;
+  int unwinding_;  ///< exceptions in flight when the operation began
   Event events_[4];
 };
 
