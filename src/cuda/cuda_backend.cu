@@ -118,6 +118,8 @@ class Engine {
   std::size_t max_pitch() const { return dev_.props.memPitch; }
   /// Seed 004's Algorithms 1-4 ping-pong through a second array of one row.
   bool needs_scratch() const { return variant_ >= Variant::bikov_a1 && variant_ <= Variant::bikov_a4; }
+  /// 16-bit words in more than one pass go through a float copy of the rows (twice their size).
+  bool widens() const { return !kStoredAsComputed && plan_.passes.size() > 1; }
   /// Makes this engine's device the calling thread's current one until the returned scope ends.
   [[nodiscard]] DeviceScope select() const { return DeviceScope(dev_.ordinal); }
 
@@ -315,7 +317,7 @@ class CudaWht final : public detail::WhtKernel {
     // The kernels load 16-byte vectors: misaligned device rows go through the buffer too.
     const bool in_place = on_device && stride == n && is_aligned(data);
     const std::size_t chunk =
-        in_place && order_ == Order::hadamard && !engine_.needs_scratch()
+        in_place && order_ == Order::hadamard && !engine_.needs_scratch() && !engine_.widens()
             ? rows
             : std::max<std::size_t>(1, std::min(rows, (std::size_t{512} << 20) / row_bytes));
     S* buffer = in_place ? nullptr : static_cast<S*>(data_.at_least(chunk * row_bytes));
