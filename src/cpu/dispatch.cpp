@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -37,8 +38,12 @@ bool has_f16c() noexcept {
 /// were measured to thrash (Geometry::of_this_cpu).
 bool is_amd() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  // "AuthenticAMD" spread over EBX, EDX, ECX.
-  return __get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0 && ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  char vendor[12];  // the vendor string is EBX, EDX, ECX in that order
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  return std::string_view(vendor, sizeof vendor) == "AuthenticAMD";
 }
 #else
 bool is_amd() noexcept { return false; }

@@ -200,7 +200,8 @@ struct Workspace {
 };
 
 /// The channel sum's grid has one block row per kSumImages images and one layer per
-/// kSumFilters filters, each at most kMaxGridY: checked when the plan is made.
+/// kSumFilters filters, each at most kMaxGridY: checked when the plan is made (make_polyhankel),
+/// before anything launches it.
 void check_sum_grid(const Conv2dShape& s) {
   if ((s.batch + kSumImages - 1) / kSumImages > kMaxGridY || (s.filters + kSumFilters - 1) / kSumFilters > kMaxGridY)
     throw Error(ErrorCode::unsupported, "conv2d on cuda: N = " + std::to_string(s.batch) + " images and K = " +
@@ -212,7 +213,6 @@ void check_sum_grid(const Conv2dShape& s) {
 template <class T>
 void launch_sums(const Conv2dShape& s, const T* x, const T* u, T* y, std::uint64_t bins, cudaStream_t stream,
                  LaunchCount& count) {
-  check_sum_grid(s);
   const dim3 grid(static_cast<unsigned>((bins + 127) / 128),
                   static_cast<unsigned>((s.batch + kSumImages - 1) / kSumImages),
                   static_cast<unsigned>((s.filters + kSumFilters - 1) / kSumFilters));
@@ -337,11 +337,9 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
     const DeviceScope device = select();
     const auto s = static_cast<cudaStream_t>(stream);
     LaunchCount count;
-    try {
+    {
+      const FinishOnThrow finish(s);  // what was queued uses work_: it ends before anything reuses it
       compute(input, output, s, count);
-    } catch (...) {
-      cudaStreamSynchronize(s);  // what was queued still uses work_: let it finish before anything reuses it
-      throw;
     }
     FC_CUDA(cudaStreamSynchronize(s));
     counters_.launches += count.n;

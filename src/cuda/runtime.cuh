@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <utility>
 
 #include "core/backend_impl.hpp"
@@ -36,6 +37,10 @@ class DeviceScope {
     if (previous_ != ordinal) FC_CUDA(cudaSetDevice(ordinal));
     changed_ = previous_ != ordinal;
   }
+  /// The same for destructors: failures are ignored (what follows then runs on the current device).
+  DeviceScope(int ordinal, std::nothrow_t) noexcept {
+    changed_ = cudaGetDevice(&previous_) == cudaSuccess && previous_ != ordinal && cudaSetDevice(ordinal) == cudaSuccess;
+  }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
   ~DeviceScope() {
@@ -56,12 +61,9 @@ class DeviceBuffer {
   ~DeviceBuffer() {
     if (ptr_ == nullptr) return;
     // Freed on the device it came from: callers get their own current device back after each
-    // call (DeviceScope), so another one may be current here.
-    int current = device_;
-    cudaGetDevice(&current);
-    if (current != device_) cudaSetDevice(device_);
+    // call, so another one may be current here.
+    const DeviceScope device(device_, std::nothrow);
     cudaFree(ptr_);
-    if (current != device_) cudaSetDevice(current);
   }
   void* get() const { return ptr_; }
   void* at_least(std::size_t bytes) {
@@ -105,20 +107,27 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+/// When an operation throws part-way, its copies and kernels may still be queued on the
+/// caller's arrays and the plan's buffers: this waits for them before the caller gets control
+/// back (any error of their own is the one already being thrown). Nothing on a normal return.
+class FinishOnThrow {
+ public:
+  explicit FinishOnThrow(cudaStream_t s) : s_(s), unwinding_(std::uncaught_exceptions()) {}
+  FinishOnThrow(const FinishOnThrow&) = delete;
+  FinishOnThrow& operator=(const FinishOnThrow&) = delete;
+  ~FinishOnThrow() {
+    if (std::uncaught_exceptions() > unwinding_) cudaStreamSynchronize(s_);
+  }
+
+ private:
+  cudaStream_t s_;
+  int unwinding_;  ///< exceptions in flight when the operation began
+};
+
 /// Events around one operation: copies in, kernels, copies out.
 class Timeline {
  public:
-  explicit Timeline(cudaStream_t s) : s_(s), unwinding_(std::uncaught_exceptions()) {
-    FC_CUDA(cudaEventRecord(events_[0].get(), s_));
-  }
-  Timeline(const Timeline&) = delete;
-  Timeline& operator=(const Timeline&) = delete;
-  /// When the operation throws part-way, its copies and kernels may still be queued on the
-  /// caller's arrays: they finish before the caller gets control back (any error of their
-  /// own is the one already being thrown).
-  ~Timeline() {
-    if (std::uncaught_exceptions() > unwinding_) cudaStreamSynchronize(s_);
-  }
+  explicit Timeline(cudaStream_t s) : s_(s), finish_on_throw_(s) { FC_CUDA(cudaEventRecord(events_[0].get(), s_)); }
   void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1].get(), s_)); }
   void kernels_done() { FC_CUDA(cudaEventRecord(events_[2].get(), s_)); }
   /// Waits for the operation and adds its times to `c`.
@@ -137,8 +146,8 @@ class Timeline {
 
  private:
   cudaStream_t s_;
-  int unwinding_;  ///< exceptions in flight when the operation began
   Event events_[4];
+  FinishOnThrow finish_on_throw_;  ///< last: it waits before the events go
 };
 
 }  // namespace fastconv::cuda
