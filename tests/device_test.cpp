@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -223,6 +225,63 @@ TYPED_TEST(DeviceTyped, SingularDeconvolutionIsReported) {
     } catch (const fastconv::Error& e) {
       EXPECT_EQ(e.code(), fastconv::ErrorCode::invalid_argument);
       EXPECT_NE(std::string(e.what()).find("zero at index 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
+/// `size` elements at `offset` elements past a 4096-byte boundary, in storage of their own.
+template <class T>
+class Placed {
+ public:
+  Placed(const std::vector<T>& values, std::size_t offset)
+      : storage_(values.size() + offset + 4096 / sizeof(T) + 1), span_(first(offset), values.size()) {
+    std::copy(values.begin(), values.end(), span_.begin());
+  }
+  std::span<T> span() const { return span_; }
+  std::vector<T> values() const { return {span_.begin(), span_.end()}; }
+
+ private:
+  T* first(std::size_t offset) {
+    void* p = storage_.data();
+    std::size_t space = storage_.size() * sizeof(T);
+    return static_cast<T*>(std::align(4096, sizeof(T), p, space)) + offset;
+  }
+  std::vector<T> storage_;
+  std::span<T> span_;
+};
+
+// On a CPU device the opencl backend reads aligned operands and writes an aligned output where
+// they are (CL_MEM_USE_HOST_PTR), and folds the copy of the input into its first pass; here
+// every operation with aligned and unaligned operands and outputs, apart and in place.
+TYPED_TEST(DeviceTyped, DyadicOperationsWhereverTheOperandsLie) {
+  DEVICE_CASE();
+  std::mt19937_64 rng(4);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
+    for (const int n : {0, 5, 12, 18}) {
+      const auto f = random_values<T>(std::size_t{1} << n, rng, 20);
+      const auto g = random_values<T>(std::size_t{1} << (n - n / 3), rng, 20);
+      const auto ref = Backend::reference();
+      const auto conv = fastconv::convolve(f, g, ref), auto_corr = fastconv::autocorrelate(f, ref);
+      for (const auto [in_offset, out_offset] : {std::pair{0, 0}, {1, 0}, {0, 1}}) {
+        const std::string at = variant + " n=" + std::to_string(n) + " input offset " + std::to_string(in_offset) +
+                               ", output offset " + std::to_string(out_offset);
+        const Placed<T> pf(f, in_offset), pg(g, in_offset);
+        const Placed<T> out(std::vector<T>(f.size()), out_offset);
+        fastconv::convolve(pf.span(), pg.span(), out.span(), cl);
+        expect_same(conv, out.values(), at + " convolve");
+        fastconv::autocorrelate(pf.span(), out.span(), cl);
+        expect_same(auto_corr, out.values(), at + " autocorrelate");
+        const fastconv::DyadicSystem<T> system(pg.span(), cl);
+        system.apply(pf.span(), out.span());
+        expect_same(conv, out.values(), at + " DyadicSystem::apply");
+        const Placed<T> in_place(f, out_offset), in_place_too(f, out_offset);
+        system.apply(in_place.span(), in_place.span());
+        expect_same(conv, in_place.values(), at + " DyadicSystem::apply in place");
+        fastconv::convolve(in_place_too.span(), pg.span(), in_place_too.span(), cl);
+        expect_same(conv, in_place_too.values(), at + " convolve in place");
+        EXPECT_EQ(f, pf.values()) << at << ": an input changed";
+      }
     }
   }
 }

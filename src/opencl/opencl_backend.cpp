@@ -117,6 +117,12 @@ void synchronise(Recorder& rec, const DeviceContext& ctx, const cl::Buffer& wrap
   q.enqueueUnmapMemObject(wrapped, mapped, nullptr, rec.transfer());
 }
 
+/// A buffer that reads `bytes` of host memory in place (a CPU device, can_wrap()); the kernels
+/// only read it.
+cl::Buffer read_only(const DeviceContext& ctx, const void* host, std::size_t bytes) {
+  return cl::Buffer(ctx.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, const_cast<void*>(host));
+}
+
 /// The transforms of one size and word type on one device: the variant's kernels and the
 /// launches of a natural-order transform (forward, or the dyadic middle) on a device buffer.
 class Engine {
@@ -142,8 +148,13 @@ class Engine {
   bool is_float() const { return detail::is_float(word_); }
   const PassPlan& plan() const { return plan_; }
 
-  /// Forward natural-order transforms of `rows` rows (back to back in `x`), times `scale`.
-  void transform(Recorder& rec, const cl::Buffer& x, std::size_t rows, double scale) {
+  /// Whether transform() and dyadic() can take their input from another buffer (`in`),
+  /// folding the copy into their first pass. gajic2011 works in place, as Algorithm 1 does.
+  bool reads_out_of_place() const { return variant_ == Variant::fast; }
+
+  /// Forward natural-order transforms of `rows` rows (back to back in `x`), times `scale`;
+  /// read from `in` (same layout) instead of `x` if given (reads_out_of_place() only).
+  void transform(Recorder& rec, const cl::Buffer& x, std::size_t rows, double scale, const cl::Buffer* in = nullptr) {
     const bool scaled = is_float() && scale != 1.0;
     if (variant_ == Variant::gajic2011) {
       gajic_steps(rec, x, rows);
@@ -151,12 +162,14 @@ class Engine {
       return;
     }
     for (std::size_t i = 0; i < plan_.passes.size(); ++i)
-      fast_pass(rec, i, 0, scaled && i + 1 == plan_.passes.size(), x, x, 0, rows, scale);
+      fast_pass(rec, i, 0, scaled && i + 1 == plan_.passes.size(), x, i == 0 && in ? *in : x, x, 0, rows, scale);
   }
 
   /// x ← scale · W(S ⊙ W·x) (op 1), scale · W((W·x)²) (op 2) or scale · W((W·x) ⊘ S) (op 3);
-  /// the spectrum buffer holds `s_words` words (a power of two ≥ 16, periodic).
-  void dyadic(Recorder& rec, const cl::Buffer& x, int op, const cl::Buffer& s, std::size_t s_words, double scale) {
+  /// the spectrum buffer holds `s_words` words (a power of two ≥ 16, periodic). With `in`
+  /// (reads_out_of_place() only), x ← the same of `in`.
+  void dyadic(Recorder& rec, const cl::Buffer& x, int op, const cl::Buffer& s, std::size_t s_words, double scale,
+              const cl::Buffer* in = nullptr) {
     if (variant_ == Variant::gajic2011) {  // Algorithm 1, steps 3-6
       gajic_steps(rec, x, 1);
       gajic_multiply(rec, x, op, s, s_words);
@@ -166,11 +179,12 @@ class Engine {
     }
     // The passes commute: the strided ones first, then the contiguous one with the multiply
     // folded into its stores, so that the spectrum is read in contiguous tiles; then the
-    // inverse transform.
+    // inverse transform. The first of them reads `in`.
     const std::size_t count = plan_.passes.size();
-    for (std::size_t i = count; i-- > 1;) fast_pass(rec, i, 0, false, x, x, 0, 1, 1.0);
-    fast_pass(rec, 0, op, false, x, s, (s_words >> plan_.logv) - 1, 1, scale);
-    for (std::size_t i = 0; i < count; ++i) fast_pass(rec, i, 0, false, x, x, 0, 1, 1.0);
+    const cl::Buffer* source = in ? in : &x;
+    for (std::size_t i = count; i-- > 1; source = &x) fast_pass(rec, i, 0, false, x, *source, x, 0, 1, 1.0);
+    fast_pass(rec, 0, op, false, x, *source, s, (s_words >> plan_.logv) - 1, 1, scale);
+    for (std::size_t i = 0; i < count; ++i) fast_pass(rec, i, 0, false, x, x, x, 0, 1, 1.0);
   }
 
   /// out ← the rows of `in` in sequency or Paley order.
@@ -230,8 +244,8 @@ class Engine {
     else k.setArg(index, static_cast<float>(value));
   }
 
-  void fast_pass(Recorder& rec, std::size_t i, int mode, bool store_scale, const cl::Buffer& x, const cl::Buffer& s,
-                 std::size_t s_mask, std::size_t rows, double scale) {
+  void fast_pass(Recorder& rec, std::size_t i, int mode, bool store_scale, const cl::Buffer& x, const cl::Buffer& in,
+                 const cl::Buffer& s, std::size_t s_mask, std::size_t rows, double scale) {
     Pass pass = plan_.passes[i];
     const std::size_t tiles = pass.tiles(rows * size(), plan_.logv);
     pass.tpg = tiles_per_group(pass, word_bytes() << plan_.logv, shape_, tiles);
@@ -239,10 +253,11 @@ class Engine {
     one.passes[i] = pass;
     cl::Kernel& k = kernel(sources::fast, "wht_pass", one.options(i, mode, store_scale));
     k.setArg(0, x);
-    k.setArg(1, s);
-    k.setArg(2, static_cast<cl_ulong>(s_mask));
-    set_real(k, 3, scale);
-    k.setArg(4, static_cast<cl_ulong>(tiles));
+    k.setArg(1, in);
+    k.setArg(2, s);
+    k.setArg(3, static_cast<cl_ulong>(s_mask));
+    set_real(k, 4, scale);
+    k.setArg(5, static_cast<cl_ulong>(tiles));
     const std::size_t groups = (tiles + (std::size_t{1} << pass.tpg) - 1) >> pass.tpg;
     launch(*ctx_, rec, k, groups * pass.work_group_size(), 1, pass.work_group_size());
   }
@@ -365,8 +380,13 @@ class ClDyadic final : public detail::DyadicKernel {
       s->words = std::max(n, kMinDeviceSpectrumWords);
       s->storage = PooledBuffer(engine_.context(), s->words * wb);
       Recorder rec(counters_);
-      ctx.queue().enqueueWriteBuffer(s->buffer(), CL_FALSE, 0, n * wb, h, nullptr, rec.transfer());
-      engine_.transform(rec, s->buffer(), 1, 1.0);
+      if (engine_.reads_out_of_place() && ctx.can_wrap(h, n * wb)) {  // CPU device: read h where it is
+        const cl::Buffer wrapped = read_only(ctx, h, n * wb);
+        engine_.transform(rec, s->buffer(), 1, 1.0, &wrapped);
+      } else {
+        ctx.queue().enqueueWriteBuffer(s->buffer(), CL_FALSE, 0, n * wb, h, nullptr, rec.transfer());
+        engine_.transform(rec, s->buffer(), 1, 1.0);
+      }
       if (n < kMinDeviceSpectrumWords) {  // repeat it: S of h padded to 2^m points is S[k mod n]
         std::vector<unsigned char> host(s->words * wb);
         ctx.queue().enqueueReadBuffer(s->buffer(), CL_TRUE, 0, n * wb, host.data(), nullptr, rec.transfer());
@@ -399,14 +419,19 @@ class ClDyadic final : public detail::DyadicKernel {
       const std::size_t bytes = engine_.size() * engine_.word_bytes();
       const auto* spectrum = static_cast<const ClSpectrum*>(s);
       Recorder rec(counters_);
-      const auto middle = [&](const cl::Buffer& buffer) {
+      const auto middle = [&](const cl::Buffer& buffer, const cl::Buffer* in = nullptr) {
         engine_.dyadic(rec, buffer, op, spectrum ? spectrum->buffer() : buffer,
-                       spectrum ? spectrum->words : kMinDeviceSpectrumWords, scale);
+                       spectrum ? spectrum->words : kMinDeviceSpectrumWords, scale, in);
       };
       if (ctx.can_wrap(out, bytes)) {  // CPU device: in place in `out`, no copies
-        if (x != out) std::memcpy(out, x, bytes);
         const cl::Buffer wrapped(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, out);
-        middle(wrapped);
+        if (x != out && engine_.reads_out_of_place() && ctx.can_wrap(x, bytes)) {  // the first pass reads x
+          const cl::Buffer input = read_only(ctx, x, bytes);
+          middle(wrapped, &input);
+        } else {
+          if (x != out) std::memcpy(out, x, bytes);
+          middle(wrapped);
+        }
         synchronise(rec, engine_.ctx(), wrapped, bytes);
       } else {
         const cl::Buffer& buffer = data_.at_least(engine_.context(), bytes);

@@ -143,12 +143,13 @@ void add_bench_gajic_command(CLI::App& bench, Action& action) {
       ->check(whole_number_at_least(0));
   cmd->add_flag("--json", args->json, "One JSON object per line (one per backend and size) instead of the table");
   cmd->footer(
-      "Times fastconv::convolve(f, g, out) of two random 0/1 float32 vectors (fixed seed) into a 4096-byte aligned\n"
-      "output, after one untimed warm-up call per backend and size: the textbook loop (Backend::reference(), the\n"
+      "Times fastconv::convolve(f, g, out) of two random 0/1 float32 vectors (fixed seed), all three 4096-byte\n"
+      "aligned, after one untimed warm-up call per backend and size: the textbook loop (Backend::reference(), the\n"
       "seed's referent CPU algorithm), the cpu backend, and the opencl backend's gajic2011 (seed 001's Algorithm 1)\n"
       "and fast variants. Every figure is a median in ms. total = wall time of the call; compute and transfer =\n"
-      "kernel and copy time from the device's profiling events (on a CPU device the output is used in place:\n"
-      "transfer is a map and unmap, plus the copy of g). Needs a device of --backend (exit 1 without one).\n"
+      "kernel and copy time from the device's profiling events (on a CPU device the output is used in place and\n"
+      "transfer is a map and unmap, plus for gajic2011 the copy of g; fast reads f and g where they lie).\n"
+      "Needs a device of --backend (exit 1 without one).\n"
       "JSON keys: op, backend, variant, dtype, log2n, batch, threads (compute units for opencl), median_ms (total),\n"
       "min_ms, repeats, and for opencl compute_ms, transfer_ms, launches, transfers; then description.\n"
       "Plot: fastconv bench gajic --json > gajic.json && python3 bench/gajic_plot.py gajic.json");

@@ -14,8 +14,10 @@
 //                  the last forward pass of a dyadic convolution, whose inverse follows)
 //   FC_STORE_SCALE 1: multiply by `scale` when storing (the last pass of a normalised WHT)
 //
-// Arguments: the data x (rows of whole transforms, back to back), the spectrum and the mask of
-// its vector index (dyadic middle only), the scale, and the number of tiles in x.
+// Arguments: the data x (rows of whole transforms, back to back), where the pass reads its tiles
+// from (x itself, or for the first pass of a call another buffer of the same layout: the copy
+// into x is folded into the pass), the spectrum and the mask of its vector index (dyadic middle
+// only), the scale, and the number of tiles in x.
 //
 // A pass loads the tile in rounds: each round, every work-item takes 2^r rows of one column
 // vector that differ in r row bits, does those r stages in registers and writes them back,
@@ -85,7 +87,7 @@
 #define FC_GLOBAL(row, c) (tile_vec + ((ulong)(row) << (FC_P0 - FC_LOGV)) + (c))
 #define FC_LOCAL(row, c) (tile_slot0 + fc_tile_slot(row, c, FC_R, FC_GC))
 
-#define FC_LOAD_G(row, c) VLOAD(FC_GLOBAL(row, c), x)
+#define FC_LOAD_G(row, c) VLOAD(FC_GLOBAL(row, c), in)
 #define FC_LOAD_L(row, c) lds[FC_LOCAL(row, c)]
 #if FC_STORE_SCALE
 #define FC_STORE_G(row, c, val) \
@@ -128,6 +130,7 @@
 #define FC_BARRIER barrier(CLK_LOCAL_MEM_FENCE);
 
 __kernel __attribute__((reqd_work_group_size(FC_WG, 1, 1))) void wht_pass(__global word* x,
+                                                                         __global const word* in,
                                                                          __global const word* spectrum,
                                                                          ulong s_mask, FC_REAL scale,
                                                                          ulong tiles) {
