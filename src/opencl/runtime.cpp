@@ -1,6 +1,7 @@
 #include "opencl/runtime.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 
@@ -154,6 +155,8 @@ DeviceContext::DeviceContext(cl::Device device, std::string id) : device_(std::m
     info_ = describe(device_, id);
     max_allocation_ = device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     base_alignment_ = std::max<std::size_t>(device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, 64);
+    cpu_vector_bytes_ = std::clamp<std::size_t>(
+        std::bit_floor(std::size_t{device_.getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT>()}) * sizeof(float), 16, 64);
     context_ = cl::Context(device_);
     queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
   });

@@ -53,7 +53,10 @@ class DeviceContext {
   const Device& info() const noexcept { return info_; }
   bool is_cpu() const noexcept { return info_.type == "cpu"; }
   std::size_t max_allocation() const noexcept { return max_allocation_; }
-  std::size_t preferred_vector_bytes() const noexcept { return is_cpu() ? 32 : 16; }
+  /// Bytes per vector load in the `fast` kernels: on a CPU, the width of its SIMD registers
+  /// (the device's native float vector width: 32 bytes for AVX2, 64 for AVX-512); on a GPU, 16
+  /// (one work-item's share of a coalesced transaction).
+  std::size_t preferred_vector_bytes() const noexcept { return is_cpu() ? cpu_vector_bytes_ : 16; }
   /// Whether kernels may work on `host` memory in place (CL_MEM_USE_HOST_PTR): on a CPU
   /// device, whose memory is the host's, when the address has the device's base alignment.
   bool can_wrap(const void* host, std::size_t bytes) const noexcept;
@@ -74,6 +77,7 @@ class DeviceContext {
   cl::Context context_;
   cl::CommandQueue queue_;
   Device info_;
+  std::size_t cpu_vector_bytes_ = 32;
   std::size_t max_allocation_ = 0;
   std::size_t base_alignment_ = 128;
   mutable std::mutex mutex_;           // the buffer pool
