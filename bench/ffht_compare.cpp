@@ -58,7 +58,7 @@ void add_wht(std::string_view impl, int threads, int log2n, std::string label, M
                                  const std::size_t size = std::size_t{1} << log2n;
                                  const auto input = bench::random_buffer<T>(size);
                                  const bench::Buffer<T> data(size);
-                                 bench::time_in_place(state, data.span(), input.cspan(),
+                                 bench::time_in_place(state, threads, data.span(), input.cspan(),
                                                       [&] { transform(data.span()); });
                                  bench::set_throughput(state, size, sizeof(T));
                                  state.SetLabel(label);
@@ -75,7 +75,7 @@ void add_memory_pass(int threads, int log2n) {
                                  const std::size_t size = std::size_t{1} << log2n;
                                  const auto input = bench::random_buffer<float>(size);
                                  const bench::Buffer<float> data(size);
-                                 bench::time_in_place(state, data.span(), input.cspan(), [&] {
+                                 bench::time_in_place(state, threads, data.span(), input.cspan(), [&] {
                                    float* x = data.data();
                                    const auto n = static_cast<std::ptrdiff_t>(size);
 #pragma omp parallel for num_threads(threads) schedule(static)

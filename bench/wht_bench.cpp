@@ -45,9 +45,9 @@ void add_wht(int log2n, std::size_t rows, const Backend& backend, int threads) {
     const auto input = bench::random_buffer<T>(size);
     const bench::Buffer<T> data(size);
     if (rows == 1)
-      bench::time_in_place(state, data.span(), input.cspan(), [&] { plan.execute(data.span()); });
+      bench::time_in_place(state, threads, data.span(), input.cspan(), [&] { plan.execute(data.span()); });
     else
-      bench::time_in_place(state, data.span(), input.cspan(), [&] { plan.execute(data.span(), rows, plan.size()); });
+      bench::time_in_place(state, threads, data.span(), input.cspan(), [&] { plan.execute(data.span(), rows, plan.size()); });
     bench::set_throughput(state, size, sizeof(T));
     state.SetLabel(label(backend));
   })->UseManualTime()->Unit(bench::unit_for(total_log2n));
