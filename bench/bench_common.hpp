@@ -151,17 +151,20 @@ template <class T, class F>
 void time_in_place(benchmark::State& state, int threads, std::span<T> data, std::span<const T> input,
                    F&& transform) {
   using clock = std::chrono::steady_clock;
-  // The restore runs on the transform's `threads` threads, split as OpenMP's static schedule
-  // splits it, so that the data sits where a caller that just wrote it would have it: on one
-  // thread, all of it in that thread's cache (restored on two, half of it would sit in the
-  // other core's cache and every call would first fetch it from there: at 2^12 floats on the
-  // Xeon VM 2.1 µs a call instead of 1.2). On several threads, workers that sat idle through
-  // a long serial restore would fall asleep, and waking a sleeping vCPU costs up to ~0.4 ms on
-  // a VM: a cost of the benchmark's pauses, not of the transform.
+  // The calling thread restores the array, so that every call finds it where a caller that
+  // has just written it would: in the calling thread's cache. (Restored on all OpenMP threads,
+  // half of it sat in the other core's cache and a one-thread call first fetched it from
+  // there: at 2^12 floats on the Xeon VM 2.1 µs a call instead of 1.2, for FFHT and fastconv
+  // alike; a team of `threads` pays that move as a caller would.) Then an empty parallel
+  // region wakes the team: workers that sat idle through a long restore fall asleep, and
+  // waking a sleeping vCPU costs up to ~0.4 ms on a VM, a cost of the benchmark's pauses, not
+  // of the transform.
   const auto restore = [&] {
-    const auto n = static_cast<std::ptrdiff_t>(input.size());
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::ptrdiff_t i = 0; i < n; ++i) data[i] = input[i];
+    std::copy(input.begin(), input.end(), data.begin());
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+      { benchmark::ClobberMemory(); }
+    }
   };
   restore();
   for (auto _ : state) {
