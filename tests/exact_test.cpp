@@ -33,6 +33,14 @@ void check_all() {
   check<I>({L::min()});
   check<I>({L::max(), 3});
   check<I>({L::min(), L::max()});
+  // One extreme value among zeros, in every accumulator lane of the scans and in their tails.
+  for (const std::size_t at : {0, 1, 63, 64, 127, 200, 255, 256, 1000}) {
+    for (const I extreme : {L::min(), L::max(), I(-1), I(5)}) {
+      std::vector<I> v(1001, 0);
+      v[at] = extreme;
+      check(v);
+    }
+  }
   std::mt19937_64 rng(7);
   for (int bits = 1; bits < L::digits; bits += 5) {
     std::uniform_int_distribution<I> d(-(I(1) << bits), I(1) << bits);

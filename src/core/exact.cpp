@@ -1,5 +1,5 @@
-// Full-array scans behind exact integer results (exact.hpp), compiled for AVX2 and for the
-// baseline and chosen at load time (GCC function multiversioning): they run once per exact
+// Full-array scans behind exact integer results (exact.hpp), compiled for AVX-512, AVX2 and
+// the baseline and chosen at load time (GCC function multiversioning): they run once per exact
 // transform or convolution, over all of the data.
 #include "core/exact.hpp"
 
@@ -10,7 +10,7 @@ namespace fastconv::detail {
 namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define FASTCONV_CLONES __attribute__((target_clones("avx2", "default")))
+#define FASTCONV_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define FASTCONV_CLONES
 #endif
@@ -26,15 +26,32 @@ std::uint64_t max_magnitude_of(const I* v, std::size_t n) noexcept {
 }
 
 template <class I>
-std::uint64_t magnitude_bound_of(const I* v, std::size_t n) noexcept {
+[[gnu::always_inline]] inline std::uint64_t magnitude_bound_of(const I* v, std::size_t n) noexcept {
   using U = std::make_unsigned_t<I>;
-  U ones = 0, signs = 0;  // OR of v ^ (v >> (bits−1)) = |v| − [v < 0], and of the signs
-  for (std::size_t i = 0; i < n; ++i) {
-    const U s = static_cast<U>(v[i] >> (sizeof(I) * 8 - 1));
-    ones |= static_cast<U>(v[i]) ^ s;
-    signs |= s;
+  // OR of v ^ (v >> (bits−1)) = |v| − [v < 0], and of the signs; in kLanes independent
+  // accumulators (four 512-bit registers' worth), so that the ORs do not wait on each other:
+  // one chain ran at a third of the speed of the loads. (Inlined: each clone vectorises it.)
+  constexpr std::size_t kLanes = 4 * 64 / sizeof(I);
+  constexpr int kSign = sizeof(I) * 8 - 1;
+  U ones[kLanes] = {}, signs[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      const U s = static_cast<U>(v[i + j] >> kSign);
+      ones[j] |= static_cast<U>(v[i + j]) ^ s;
+      signs[j] |= s;
+    }
+  for (; i < n; ++i) {
+    const U s = static_cast<U>(v[i] >> kSign);
+    ones[0] |= static_cast<U>(v[i]) ^ s;
+    signs[0] |= s;
   }
-  return static_cast<std::uint64_t>(ones) + (signs != 0 ? 1 : 0);
+  U all_ones = 0, all_signs = 0;
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    all_ones |= ones[j];
+    all_signs |= signs[j];
+  }
+  return static_cast<std::uint64_t>(all_ones) + (all_signs != 0 ? 1 : 0);
 }
 
 }  // namespace
