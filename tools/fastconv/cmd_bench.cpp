@@ -17,6 +17,7 @@
 #include <random>
 
 #include "common.hpp"
+#include "paper_tables.hpp"
 
 namespace fastconv::cli {
 namespace {
@@ -185,21 +186,23 @@ void bench_wht(Context& ctx, int log2n, std::mt19937_64& rng) {
   const std::size_t n = std::size_t{1} << log2n, rows = ctx.args.batch;
   const WhtPlan<T> plan(log2n, {}, ctx.backend);
   const std::vector<T> input = random_data<T>(rows * n, rng);
-  std::vector<T> data(input.size());
+  const AlignedBuffer<T> data(input.size());
   const Timing t = time_runs(
-      ctx.args.repeats, [&] { std::copy(input.begin(), input.end(), data.begin()); },
-      [&] { plan.execute(std::span<T>(data), rows, n); });
+      ctx.args.repeats, [&] { std::copy(input.begin(), input.end(), data.span().begin()); },
+      [&] { plan.execute(data.span(), rows, n); });
   print(ctx, {"wht", dtype_of<T>, log2n, t, 2.0 * sizeof(T) * static_cast<double>(rows * n)});
 }
 
 template <class T>
 void bench_dyadic(Context& ctx, int log2n, std::mt19937_64& rng) {
   const std::size_t n = std::size_t{1} << log2n, rows = ctx.args.batch;
-  const std::vector<T> f = random_data<T>(rows * n, rng), g = random_data<T>(n, rng);
-  const auto row = [&](std::size_t r) { return std::span<const T>(f.data() + r * n, n); };
+  const AlignedBuffer<T> f(random_data<T>(rows * n, rng)), g_buffer(random_data<T>(n, rng));
+  const std::span<const T> g = g_buffer.span();
+  const auto row = [&](std::size_t r) { return std::span<const T>(f.span().data() + r * n, n); };
   const double bytes = 3.0 * sizeof(T) * static_cast<double>(rows * n);
 
-  std::vector<T> out(rows * n);
+  const AlignedBuffer<T> buffer(rows * n);
+  const std::span<T> out = buffer.span();
   const Timing conv = time_runs(
       ctx.args.repeats, [] {},
       [&] {
@@ -266,7 +269,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   bench->require_subcommand(1);
   bench->footer(
       "Each measurement is the median of repeated runs (std::chrono::steady_clock) after one untimed\n"
-      "warm-up. Data: floats uniform in [-1, 1), integers in {-1, 0, 1}. elem/ns = batch * 2^log2n / median;\n"
+      "warm-up. Data: floats uniform in [-1, 1), integers in {-1, 0, 1}, in 4096-byte aligned buffers (2 MiB\n"
+      "aligned, with transparent huge pages, from 2 MiB on; on a CPU OpenCL device they are used in place).\n"
+      "elem/ns = batch * 2^log2n / median;\n"
       "GB/s = the bytes an operation must at least read and write / median (wht: 2 * elements * size,\n"
       "dyadic: 3 * elements * size). threads = the backend's thread count (1 for reference).\n"
       "Columns (and JSON keys): op, backend, variant, dtype, log2n, batch, threads, median_ms, min_ms,\n"

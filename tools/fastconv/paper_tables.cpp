@@ -32,8 +32,7 @@ std::vector<int> parse_sizes(const std::string& option, const std::string& text,
   return sizes;
 }
 
-template <class T>
-void* AlignedBuffer<T>::allocate(std::size_t bytes) {
+void* allocate_aligned(std::size_t bytes) {
   constexpr std::size_t huge_page = std::size_t{2} << 20;
   const std::size_t align = bytes >= huge_page ? huge_page : 4096;
   const std::size_t rounded = std::max<std::size_t>((bytes + align - 1) / align * align, align);
@@ -42,8 +41,6 @@ void* AlignedBuffer<T>::allocate(std::size_t bytes) {
   if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);
   return p;
 }
-template class AlignedBuffer<float>;
-template class AlignedBuffer<std::int32_t>;
 
 namespace {
 double median(std::vector<double> values) {

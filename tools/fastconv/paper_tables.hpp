@@ -3,7 +3,9 @@
 // and number formatting.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <span>
@@ -19,17 +21,25 @@ namespace fastconv::cli {
 std::vector<int> parse_sizes(const std::string& option, const std::string& text, int min, int max,
                              const std::string& example);
 
-/// `count` elements of T, 4096-byte aligned, or 2 MiB aligned with transparent huge pages
-/// requested from 2 MiB up (as bench/bench_common.hpp does for the cpu benchmarks): on a CPU
-/// OpenCL device such memory is used in place.
+/// `bytes` of memory from std::aligned_alloc (free with std::free): 4096-byte aligned, or 2 MiB
+/// aligned with transparent huge pages requested from 2 MiB up.
+void* allocate_aligned(std::size_t bytes);
+
+/// `count` elements of T (uninitialised), aligned as allocate_aligned does, as
+/// bench/bench_common.hpp does for the cpu benchmarks: on a CPU OpenCL device such memory is
+/// used in place.
 template <class T>
 class AlignedBuffer {
  public:
-  explicit AlignedBuffer(std::size_t count) : data_(static_cast<T*>(allocate(count * sizeof(T)))), count_(count) {}
+  explicit AlignedBuffer(std::size_t count)
+      : data_(static_cast<T*>(allocate_aligned(count * sizeof(T)))), count_(count) {}
+  /// A copy of `values`.
+  explicit AlignedBuffer(const std::vector<T>& values) : AlignedBuffer(values.size()) {
+    std::copy(values.begin(), values.end(), data_.get());
+  }
   std::span<T> span() const { return {data_.get(), count_}; }
 
  private:
-  static void* allocate(std::size_t bytes);
   struct Free {
     void operator()(T* p) const { std::free(p); }
   };
