@@ -883,6 +883,9 @@ void bind_errors(nb::module_& m) {
 NB_MODULE(_fastconv, m) {
   m.doc() = "fastconv's C++ bindings; use the fastconv package, which wraps them.";
   m.attr("__version__") = std::string(fastconv::version());
+  m.def("conv2d_fft_library", &fastconv::conv2d_fft_library,
+        "The FFT library behind the cpu backend's fft2d and polyhankel (a build choice): FFTW's version\n"
+        "string, e.g. 'fftw-3.3.10-sse2-avx', or 'Intel MKL 2026.2 (<its code path on this CPU>)'.");
   bind_errors(m);
   bind_backend(m);
   bind_dyadic<float>(m, "float32");

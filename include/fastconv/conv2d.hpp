@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -77,6 +78,11 @@ enum class Conv2dAlgorithm { auto_, direct, im2col_gemm, fft2d, winograd, polyha
 std::string_view to_string(Conv2dAlgorithm algorithm) noexcept;
 /// The names of to_string, and "im2col-gemm"; nullopt for anything else.
 std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept;
+
+/// The FFT library behind the cpu backend's fft2d and polyhankel, a build choice (FASTCONV_FFT):
+/// FFTW's version string ("fftw-3.3.10-sse2-avx", naming its SIMD codelets) or
+/// "Intel MKL 2026.2 (<the code path it runs on this CPU>)".
+std::string conv2d_fft_library();
 
 template <class T>
 concept Conv2dElement = std::same_as<T, float> || std::same_as<T, double>;

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _arrays, _fastconv
 from ._conv2d import Conv2dPlan, conv2d
-from ._fastconv import Backend, BooleanFunction, SBox, backends, devices, variants
+from ._fastconv import Backend, BooleanFunction, SBox, backends, conv2d_fft_library, devices, variants
 
 if TYPE_CHECKING:
     # The extension creates these classes (stubgen does not list them); this is their shape.
@@ -73,6 +73,7 @@ __all__ = [
     "UnsupportedError",
     "backends",
     "conv2d",
+    "conv2d_fft_library",
     "devices",
     "dyadic_autocorrelate",
     "dyadic_convolve",

@@ -13,6 +13,7 @@
 
 #include "core/backend_impl.hpp"
 #include "nn/blas.hpp"
+#include "nn/fft.hpp"
 #include "nn/kernels.hpp"
 
 namespace fastconv {
@@ -87,6 +88,8 @@ void Conv2dShape::validate() const {
   if (!bytes_fit({batch, filters, out_height(), out_width()}))
     too_large("the size in bytes of the output, N*K*Oh*Ow values, overflows 64 bits");
 }
+
+std::string conv2d_fft_library() { return nn::fft_library(); }
 
 std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {
   switch (algorithm) {

@@ -50,7 +50,7 @@ KernelPtr<T> make_fft2d(const KernelArgs<T>& args) {
   PaddedImageLayout<T> layout(args.shape);
   const auto dims = layout.dims();
   return std::make_unique<SpectralConv<T, PaddedImageLayout<T>>>(
-      args, std::move(layout), planner_flags(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1])));
+      args, std::move(layout), fft_planning(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1])));
 }
 
 template KernelPtr<float> make_fft2d(const KernelArgs<float>&);

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "nn/spectral.hpp"
@@ -167,8 +168,9 @@ std::map<LengthKey, std::size_t> chosen_lengths;
 
 /// The length with the least modelled time: N·C forward and N·K inverse transforms as timed,
 /// plus the channel sum, linear in L (N·K·C complex multiply-adds per bin at ~1 ns). The
-/// candidates are timed with FFTW_ESTIMATE plans (milliseconds to make; FFTW_MEASURE takes
-/// 0.1–2 s per length here); the winner is then planned with FFTW_MEASURE, whose ranking of
+/// candidates are timed with quick plans (FFTW_ESTIMATE: milliseconds to make; FFTW_MEASURE takes
+/// 0.1–2 s per length here; MKL makes one kind, in milliseconds); the winner is then planned
+/// with fft_planning(L), FFTW_MEASURE where that pays, whose ranking of
 /// lengths this follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43).
 template <class T>
 std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int threads) {
@@ -182,7 +184,7 @@ std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int thre
   std::size_t best = 0;
   double best_cost = 1e300;
   for (std::size_t L : candidate_lengths(min_length)) {
-    const RealFftPair<T> pair({static_cast<int>(L)}, FFTW_ESTIMATE);
+    const RealFftPair<T> pair({static_cast<int>(L)}, FftPlanning::quick);
     const double cost = time_transforms(pair) * transforms + static_cast<double>(L / 2 + 1) * macs_per_bin * 1e-9;
     if (cost < best_cost) best_cost = cost, best = L;
   }
@@ -193,7 +195,7 @@ std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int thre
 /// The kernel for `band_rows` (≥ Oh: no bands) at `fft_length` (0: chosen).
 template <class T>
 KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows,
-                               unsigned fftw_flags) {
+                               std::optional<FftPlanning> planning) {
   const Conv2dShape& s = args.shape;
   const std::size_t min_length = polyhankel_min_length(s, band_rows);
   if (fft_length == 0) fft_length = choose_length<T>(s, min_length, args.threads);
@@ -201,7 +203,7 @@ KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
                                                  " is below the exact minimum " + std::to_string(min_length));
   return std::make_unique<SpectralConv<T, PolynomialLayout<T>>>(
-      args, PolynomialLayout<T>(s, fft_length, band_rows), fftw_flags ? fftw_flags : planner_flags(fft_length));
+      args, PolynomialLayout<T>(s, fft_length, band_rows), planning.value_or(fft_planning(fft_length)));
 }
 
 using BandKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
@@ -240,7 +242,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
   for (std::size_t bands : {1, 2, 4, 8, 16}) {
     const std::size_t rows = (Oh + bands - 1) / bands;
     if (bands > 1 && rows < 2 * (s.kernel_height - 1)) break;
-    const auto kernel = polyhankel_kernel(args, 0, rows, FFTW_ESTIMATE);
+    const auto kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick);
     kernel->run(input.data(), output.data());  // first touch of its arrays
     double seconds = 1e300;
     for (int round = 0; round < 3; ++round) {
@@ -259,7 +261,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
 template <class T>
 KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows) {
   if (band_rows == 0) band_rows = fft_length == 0 ? choose_band_rows(args) : args.shape.out_height();
-  return polyhankel_kernel(args, fft_length, band_rows, 0);
+  return polyhankel_kernel(args, fft_length, band_rows, std::nullopt);
 }
 
 template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t, std::size_t);

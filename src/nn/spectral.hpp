@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "nn/fftw.hpp"
+#include "nn/fft.hpp"
 #include "nn/isa.hpp"
 #include "nn/kernels.hpp"
 #include "nn/lengths.hpp"
@@ -79,8 +79,8 @@ class SpectralConv final : public Conv2dKernel<T> {
   using complex = std::complex<T>;
 
  public:
-  SpectralConv(const KernelArgs<T>& a, Layout layout, unsigned fftw_flags)
-      : shape_(a.shape), layout_(std::move(layout)), fft_(layout_.dims(), fftw_flags),
+  SpectralConv(const KernelArgs<T>& a, Layout layout, FftPlanning planning)
+      : shape_(a.shape), layout_(std::move(layout)), fft_(layout_.dims(), planning),
         bias_(a.bias.begin(), a.bias.end()), threads_(a.threads) {
     const Conv2dShape& s = shape_;
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
@@ -259,14 +259,14 @@ class SpectralConv final : public Conv2dKernel<T> {
   AlignedArray<T> x_, y_;              // X[n,c] and Y[n,k]: a row of bins_row_ complex values each
 };
 
-/// Transforms of more points than this get FFTW_ESTIMATE plans (planner_flags).
+/// Transforms of more points than this get quick plans (fft_planning).
 inline constexpr std::size_t kLongestMeasuredFft = 32768;
 
 /// FFTW_MEASURE makes transforms 1.2–1.5× faster than FFTW_ESTIMATE from about 4096 points on,
 /// but planning one length takes 0.1–1 s up to 32768 points and several seconds beyond (2
-/// cores): measured in between, estimated outside.
-inline unsigned planner_flags(std::size_t real_size) noexcept {
-  return real_size >= 4096 && real_size <= kLongestMeasuredFft ? FFTW_MEASURE : FFTW_ESTIMATE;
+/// cores): measured in between, quick outside.
+inline FftPlanning fft_planning(std::size_t real_size) noexcept {
+  return real_size >= 4096 && real_size <= kLongestMeasuredFft ? FftPlanning::measured : FftPlanning::quick;
 }
 
 }  // namespace fastconv::nn

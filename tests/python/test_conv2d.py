@@ -65,6 +65,12 @@ def test_every_algorithm_matches_the_definition(algorithm, n, c, h, w, k, kh, kw
     np.testing.assert_allclose(y, expected, rtol=0, atol=tolerance(x, weights, dtype))
 
 
+def test_the_fft_library_is_named():
+    # a build choice (FASTCONV_FFT): FFTW's version string or Intel MKL's version and code path
+    name = fastconv.conv2d_fft_library()
+    assert name.startswith("fftw-3.") or name.startswith("Intel MKL 20"), name
+
+
 def test_padding_forms_and_unbatched_inputs():
     x = rng.standard_normal((3, 9, 10))
     w = rng.standard_normal((2, 3, 4, 3))

@@ -26,7 +26,8 @@ int run_info() {
     }
     std::cout << '\n';
   }
-  std::cout << "  auto = " << Backend::best().name() << "\n\ndevices:\n";
+  std::cout << "  auto = " << Backend::best().name() << "\n\nconv2d FFTs (cpu): " << conv2d_fft_library()
+            << "\n\ndevices:\n";
   const auto found = devices();
   const auto names = Backend::names();
   if (std::find(names.begin(), names.end(), "opencl") == names.end())

@@ -1,0 +1,85 @@
+// src/nn/fft.hpp — the little of an FFT library that conv2d uses, for float and double:
+// real-to-complex and complex-to-real transforms of one shape, executed on many arrays from
+// several threads at once, and SIMD-aligned scratch.
+//
+// The library is a build choice (FASTCONV_FFT): FFTW 3 (fft_fftw.cpp, the default) or Intel
+// MKL's DFTI (fft_mkl.cpp, 2–3× faster than Debian's FFTW on AVX-512 Intel CPUs, whose FFTW
+// has no AVX-512 codelets: docs/benchmarks.md). One of them is compiled in, never both.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace fastconv::nn {
+
+/// The FFT library compiled in, with its version: "fftw-3.3.10-sse2-avx" (FFTW's own string,
+/// naming its SIMD codelets), "Intel MKL 2026.2 (…AVX-512…)" (with the code path it runs).
+std::string fft_library();
+
+/// An array of 64-byte alignment (every SIMD width), zero-filled.
+template <class E>
+class AlignedArray {
+ public:
+  AlignedArray() = default;
+  explicit AlignedArray(std::size_t count) : count_(count) {
+    if (count == 0) return;
+    data_.reset(static_cast<E*>(::operator new(count * sizeof(E), std::align_val_t{64})));
+    std::fill(data_.get(), data_.get() + count, E{});
+  }
+  E* data() const noexcept { return data_.get(); }
+  std::size_t size() const noexcept { return count_; }
+  E& operator[](std::size_t i) const noexcept { return data_.get()[i]; }
+
+ private:
+  struct Free {
+    void operator()(E* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<E, Free> data_;
+  std::size_t count_ = 0;
+};
+
+/// Elements per aligned row: rows of a batch start on 64-byte boundaries, so that every row
+/// has the alignment of the arrays the plan was made with.
+inline std::size_t aligned_count(std::size_t count, std::size_t element_bytes) noexcept {
+  const std::size_t per_line = 64 / element_bytes;
+  return (count + per_line - 1) / per_line * per_line;
+}
+
+/// How much a plan may cost to make. FFTW: `quick` is FFTW_ESTIMATE (milliseconds),
+/// `measured` FFTW_MEASURE (0.1–2 s per length, transforms 1.2–1.5× faster). MKL plans the
+/// same way for both, in milliseconds.
+enum class FftPlanning { quick, measured };
+
+/// A forward r2c and an inverse c2r transform of `dims` (row-major, last dimension halved to
+/// dims.back()/2 + 1 complex bins), on arrays aligned like AlignedArray's rows. Thread-safe:
+/// forward() and inverse() may run on several threads at once.
+template <class T>
+class RealFftPair {
+ public:
+  using complex = std::complex<T>;
+
+  RealFftPair(std::vector<int> dims, FftPlanning planning);
+  ~RealFftPair();
+  RealFftPair(const RealFftPair&) = delete;
+  RealFftPair& operator=(const RealFftPair&) = delete;
+
+  std::size_t real_size() const noexcept { return real_; }
+  std::size_t bins() const noexcept { return bins_; }
+  /// `out` receives bins() values; `in` is left as it was.
+  void forward(T* in, complex* out) const;
+  /// Unnormalised (× real_size()); may destroy `in`.
+  void inverse(complex* in, T* out) const;
+
+ private:
+  struct Plans;
+  std::vector<int> dims_;
+  std::size_t real_ = 0, bins_ = 0;
+  std::unique_ptr<Plans> plans_;
+};
+
+}  // namespace fastconv::nn
