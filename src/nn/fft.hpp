@@ -15,20 +15,25 @@
 #include <string>
 #include <vector>
 
+#include "fastconv/error.hpp"
+
 namespace fastconv::nn {
 
 /// The FFT library compiled in, with its version: "fftw-3.3.10-sse2-avx" (FFTW's own string,
 /// naming its SIMD codelets), "Intel MKL 2026.2 (…AVX-512…)" (with the code path it runs).
 std::string fft_library();
 
-/// An array of 64-byte alignment (every SIMD width), zero-filled.
+/// An array of 64-byte alignment (every SIMD width), zero-filled. Throws an out_of_memory
+/// Error that says how much was asked for.
 template <class E>
 class AlignedArray {
  public:
   AlignedArray() = default;
   explicit AlignedArray(std::size_t count) : count_(count) {
     if (count == 0) return;
-    data_.reset(static_cast<E*>(::operator new(count * sizeof(E), std::align_val_t{64})));
+    data_.reset(static_cast<E*>(::operator new(count * sizeof(E), std::align_val_t{64}, std::nothrow)));
+    if (!data_)
+      throw Error(ErrorCode::out_of_memory, "conv2d: out of memory for " + std::to_string(count * sizeof(E)) + " bytes");
     std::fill(data_.get(), data_.get() + count, E{});
   }
   E* data() const noexcept { return data_.get(); }

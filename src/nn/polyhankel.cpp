@@ -168,10 +168,10 @@ std::map<LengthKey, std::size_t> chosen_lengths;
 
 /// The length with the least modelled time: N·C forward and N·K inverse transforms as timed,
 /// plus the channel sum, linear in L (N·K·C complex multiply-adds per bin at ~1 ns). The
-/// candidates are timed with quick plans (FFTW_ESTIMATE: milliseconds to make; FFTW_MEASURE takes
-/// 0.1–2 s per length here; MKL makes one kind, in milliseconds); the winner is then planned
-/// with fft_planning(L), FFTW_MEASURE where that pays, whose ranking of
-/// lengths this follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43).
+/// candidates are timed with quick plans (FFTW_ESTIMATE, made in milliseconds, where FFTW_MEASURE
+/// takes 0.1–2 s per length here; MKL has one kind, made in milliseconds); the winner is then
+/// planned with fft_planning(L), FFTW_MEASURE where that pays, whose ranking of lengths this
+/// follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43).
 template <class T>
 std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int threads) {
   if (min_length < 2048) return next_smooth(min_length, true);  // too small for the choice to matter
