@@ -68,6 +68,7 @@ class RealFftPair {
  public:
   using complex = std::complex<T>;
 
+  /// Implemented per library (fft_fftw.cpp, fft_mkl.cpp), each starting from dimensions().
   RealFftPair(std::vector<int> dims, FftPlanning planning);
   ~RealFftPair();
   RealFftPair(const RealFftPair&) = delete;
@@ -82,6 +83,15 @@ class RealFftPair {
 
  private:
   struct Plans;
+  /// dims_, real_ and bins_ from `dims`: what both libraries' constructors set first.
+  void dimensions(std::vector<int> dims) {
+    dims_ = std::move(dims);
+    real_ = 1;
+    for (int d : dims_) real_ *= static_cast<std::size_t>(d);
+    const auto last = static_cast<std::size_t>(dims_.back());
+    bins_ = real_ / last * (last / 2 + 1);
+  }
+
   std::vector<int> dims_;
   std::size_t real_ = 0, bins_ = 0;
   std::unique_ptr<Plans> plans_;

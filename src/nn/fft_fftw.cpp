@@ -51,10 +51,8 @@ struct RealFftPair<T>::Plans {
 /// The plans are made on scratch arrays aligned like every row they will be executed on.
 template <class T>
 RealFftPair<T>::RealFftPair(std::vector<int> dims, FftPlanning planning)
-    : dims_(std::move(dims)), plans_(std::make_unique<Plans>()) {
-  real_ = 1;
-  for (int d : dims_) real_ *= static_cast<std::size_t>(d);
-  bins_ = real_ / static_cast<std::size_t>(dims_.back()) * (static_cast<std::size_t>(dims_.back()) / 2 + 1);
+    : plans_(std::make_unique<Plans>()) {
+  dimensions(std::move(dims));
   AlignedArray<T> r(real_);
   AlignedArray<complex> c(bins_);
   auto* cc = reinterpret_cast<typename Fftw<T>::complex*>(c.data());

@@ -45,11 +45,9 @@ struct RealFftPair<T>::Plans {
 
 template <class T>
 RealFftPair<T>::RealFftPair(std::vector<int> dims, FftPlanning /*planning*/)
-    : dims_(std::move(dims)), plans_(std::make_unique<Plans>()) {
-  real_ = 1;
-  for (int d : dims_) real_ *= static_cast<std::size_t>(d);
+    : plans_(std::make_unique<Plans>()) {
+  dimensions(std::move(dims));
   const auto last = static_cast<std::size_t>(dims_.back());
-  bins_ = real_ / last * (last / 2 + 1);
   // Strides (offset first, then one per dimension, innermost 1) of the real array and of the
   // complex one, whose last dimension holds last/2 + 1 bins.
   const std::size_t rank = dims_.size();
