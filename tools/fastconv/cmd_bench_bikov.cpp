@@ -18,11 +18,10 @@
 namespace fastconv::cli {
 namespace {
 
-constexpr int kMinLog2n = 1, kMaxLog2n = 30;
-constexpr const char* kDefaultSizes = "7,8,9,10,11,12,13,14,15,16,17,18";
+constexpr const char* kBikovDefaultSizes = "7,8,9,10,11,12,13,14,15,16,17,18";
 
 struct BikovArgs {
-  std::string log2n = kDefaultSizes;
+  std::string log2n = kBikovDefaultSizes;
   int repeats = 10;
   std::string backend = "cuda";
   std::string device;
@@ -41,7 +40,7 @@ void print_json(const Backend& b, int threads, int log2n, const Measurement& m, 
 }
 
 int run_bikov(const BikovArgs& args) {
-  const std::vector<int> sizes = parse_sizes("--log2n", args.log2n, kMinLog2n, kMaxLog2n, kDefaultSizes);
+  const std::vector<int> sizes = parse_sizes("--log2n", args.log2n, kPaperMinLog2n, kPaperMaxLog2n, kBikovDefaultSizes);
   if (args.backend != "opencl" && args.backend != "cuda")
     usage_error("--backend " + args.backend + ": bench bikov compares a device backend's variants: use cuda or opencl");
   const Backend textbook = Backend::reference(), cpu = Backend::cpu();
@@ -108,8 +107,8 @@ void add_bench_bikov_command(CLI::App& bench, Action& action) {
   CLI::App* cmd = bench.add_subcommand(
       "bikov", "Seed 004's Tables 2-3: Walsh spectra of Boolean functions on Algorithm 0, cpu and every device variant");
   cmd->add_option("--log2n", args->log2n,
-                  "Sizes n (Boolean functions of n variables), a comma-separated list from " + std::to_string(kMinLog2n) +
-                      " to " + std::to_string(kMaxLog2n) + " (default: 7 … 18, the seed's)");
+                  "Sizes n (Boolean functions of n variables), a comma-separated list from " + std::to_string(kPaperMinLog2n) +
+                      " to " + std::to_string(kPaperMaxLog2n) + " (default: 7 … 18, the seed's)");
   cmd->add_option("--repeats", args->repeats, "Timed calls per backend and size; figures are their median (default: 10)")
       ->check(whole_number_at_least(1));
   cmd->add_option("--backend", args->backend, "Device backend whose variants are timed: cuda (default) or opencl");

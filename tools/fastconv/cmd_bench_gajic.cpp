@@ -28,12 +28,11 @@
 namespace fastconv::cli {
 namespace {
 
-constexpr int kMinLog2n = 1, kMaxLog2n = 30;
-constexpr const char* kDefaultSizes = "4,8,10,16,18,20,23,24,25";
+constexpr const char* kGajicDefaultSizes = "4,8,10,16,18,20,23,24,25";
 constexpr std::uint64_t kSeed = 2011;
 
 struct GajicArgs {
-  std::string log2n = kDefaultSizes;
+  std::string log2n = kGajicDefaultSizes;
   int repeats = 10;
   std::string device;
   std::string backend = "opencl";  ///< the device backend of the gajic2011 and fast columns
@@ -62,7 +61,7 @@ void print_json(const Column& c, int log2n, const Measurement& m) {
 }
 
 int run_gajic(const GajicArgs& args) {
-  const std::vector<int> sizes = parse_sizes("--log2n", args.log2n, kMinLog2n, kMaxLog2n, kDefaultSizes);
+  const std::vector<int> sizes = parse_sizes("--log2n", args.log2n, kPaperMinLog2n, kPaperMaxLog2n, kGajicDefaultSizes);
   // Every backend first: no OpenCL device is a device Error (exit 1) before anything is timed.
   const Column textbook{Backend::reference(), 1, false};
   const Column cpu{Backend::cpu(), omp_get_max_threads(), false};
@@ -129,8 +128,8 @@ void add_bench_gajic_command(CLI::App& bench, Action& action) {
   CLI::App* cmd = bench.add_subcommand(
       "gajic", "Seed 001's Table 2: dyadic convolution on the textbook loop, cpu, and OpenCL gajic2011 and fast");
   cmd->add_option("--log2n", args->log2n,
-                  "Sizes n (2^n points), a comma-separated list of integers from " + std::to_string(kMinLog2n) + " to " +
-                      std::to_string(kMaxLog2n) + " (default: " + kDefaultSizes + ", the seed's)");
+                  "Sizes n (2^n points), a comma-separated list of integers from " + std::to_string(kPaperMinLog2n) + " to " +
+                      std::to_string(kPaperMaxLog2n) + " (default: " + kGajicDefaultSizes + ", the seed's)");
   cmd->add_option("--repeats", args->repeats, "Timed calls per backend and size; figures are their median (default: 10)")
       ->check(whole_number_at_least(1));
   cmd->add_option("--backend", args->backend,

@@ -10,10 +10,10 @@
 namespace fastconv::cli {
 namespace {
 
-enum class Op { analyze, walsh, autocorr, anf };
+enum class BooleanOp { analyze, walsh, autocorr, anf };
 
 struct BooleanArgs {
-  Op op = Op::analyze;
+  BooleanOp op = BooleanOp::analyze;
   std::string truth_table;
   std::string output = "-";
   std::string format = "polynomial";
@@ -101,15 +101,15 @@ int run_boolean(const BooleanArgs& args) {
   const Backend backend = args.compute.make_backend();
   const BooleanFunction f = read_truth_table(args.truth_table);
   switch (args.op) {
-    case Op::analyze: {
+    case BooleanOp::analyze: {
       const BooleanSummary summary = summarize(f, backend);
       if (args.json) std::cout << summary_json(summary).dump() << '\n';
       else print_summary(f, summary);
       break;
     }
-    case Op::walsh: write_output(args.output, spectrum_array(f.walsh_spectrum(backend))); break;
-    case Op::autocorr: write_output(args.output, spectrum_array(f.autocorrelation(backend))); break;
-    case Op::anf: {
+    case BooleanOp::walsh: write_output(args.output, spectrum_array(f.walsh_spectrum(backend))); break;
+    case BooleanOp::autocorr: write_output(args.output, spectrum_array(f.autocorrelation(backend))); break;
+    case BooleanOp::anf: {
       const BooleanFunction anf = f.algebraic_normal_form();
       if (args.format == "polynomial") {
         write_text_output(args.output, anf_polynomial(anf));
@@ -126,7 +126,7 @@ int run_boolean(const BooleanArgs& args) {
   return 0;
 }
 
-CLI::App* add_op(CLI::App* parent, const char* name, const char* help, Op op, Action& action) {
+CLI::App* add_boolean_op(CLI::App* parent, const char* name, const char* help, BooleanOp op, Action& action) {
   auto args = std::make_shared<BooleanArgs>();
   args->op = op;
   CLI::App* cmd = parent->add_subcommand(name, help);
@@ -134,12 +134,12 @@ CLI::App* add_op(CLI::App* parent, const char* name, const char* help, Op op, Ac
                   "Truth table: hex (SageMath's convention, f(0) the lowest bit: 0113077C165E76A8), or a file of 0/1 "
                   "values (or hex starting 0x), or - for standard input")
       ->required();
-  if (op == Op::analyze) {
+  if (op == BooleanOp::analyze) {
     cmd->add_flag("--json", args->json, "One JSON object instead of the table");
   } else {
     cmd->add_option("OUTPUT", args->output, "Output file (.txt, .npy, …), or - for standard output [default: -]");
   }
-  if (op == Op::anf)
+  if (op == BooleanOp::anf)
     cmd->add_option("--format", args->format,
                     "polynomial (default, SageMath's form: x0*x1 + x2 + 1), hex (the ANF's coefficients as a hex truth "
                     "table), or values (2^n coefficients 0/1 as an array)")
@@ -157,12 +157,12 @@ void add_boolean_command(CLI::App& app, Action& action) {
   boolean->footer(
       "f(0 … 2^n-1), bit i of x is x_i; W(a) = sum_x (-1)^(f(x) xor a.x); autocorrelation D(a) = sum_x\n"
       "(-1)^(f(x) xor f(x xor a)). n <= 32. Conventions and names follow SageMath's BooleanFunction.");
-  add_op(boolean, "analyze", "Weight, nonlinearity, indicators, degree, immunities, bent/plateaued, spectra", Op::analyze,
+  add_boolean_op(boolean, "analyze", "Weight, nonlinearity, indicators, degree, immunities, bent/plateaued, spectra", BooleanOp::analyze,
          action)
       ->footer("Example: fastconv boolean analyze 0113077C165E76A8 --json   (a bent function of 6 variables)");
-  add_op(boolean, "walsh", "The Walsh spectrum W(0 … 2^n-1)", Op::walsh, action);
-  add_op(boolean, "autocorr", "The autocorrelation spectrum D(0 … 2^n-1)", Op::autocorr, action);
-  add_op(boolean, "anf", "The algebraic normal form", Op::anf, action)
+  add_boolean_op(boolean, "walsh", "The Walsh spectrum W(0 … 2^n-1)", BooleanOp::walsh, action);
+  add_boolean_op(boolean, "autocorr", "The autocorrelation spectrum D(0 … 2^n-1)", BooleanOp::autocorr, action);
+  add_boolean_op(boolean, "anf", "The algebraic normal form", BooleanOp::anf, action)
       ->footer("Example: fastconv boolean anf e8   ->  x0*x1 + x0*x2 + x1*x2   (majority of 3)");
 }
 

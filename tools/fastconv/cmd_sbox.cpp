@@ -8,10 +8,10 @@
 namespace fastconv::cli {
 namespace {
 
-enum class Op { analyze, lat, ddt, bct, act };
+enum class SboxOp { analyze, lat, ddt, bct, act };
 
 struct SBoxArgs {
-  Op op = Op::analyze;
+  SboxOp op = SboxOp::analyze;
   std::string lut;
   std::string output = "-";
   std::optional<int> m;
@@ -70,7 +70,7 @@ int run_sbox(const SBoxArgs& args) {
   const Backend backend = args.compute.make_backend();
   const SBox s(read_lookup_table(args.lut), args.m);
   switch (args.op) {
-    case Op::analyze: {
+    case SboxOp::analyze: {
       const SBoxSummary summary = [&] {
         ProgressBar bar;  // erased before the results are printed
         return s.summary({backend, [&bar](std::string_view stage, double done) { bar.update(stage, done); }});
@@ -79,7 +79,7 @@ int run_sbox(const SBoxArgs& args) {
       else print_summary(summary);
       break;
     }
-    case Op::lat: {
+    case SboxOp::lat: {
       const auto scale = parse_lat_scale(args.scale);
       if (!scale)
         usage_error("--scale: unknown scale '" + args.scale + "': use fourier_coefficient, absolute_bias, bias or correlation");
@@ -87,14 +87,14 @@ int run_sbox(const SBoxArgs& args) {
       else write_output(args.output, table_array(s.lat(*scale, backend)));
       break;
     }
-    case Op::ddt: write_output(args.output, table_array(s.ddt())); break;
-    case Op::bct: write_output(args.output, table_array(s.bct())); break;
-    case Op::act: write_output(args.output, table_array(s.act(backend))); break;
+    case SboxOp::ddt: write_output(args.output, table_array(s.ddt())); break;
+    case SboxOp::bct: write_output(args.output, table_array(s.bct())); break;
+    case SboxOp::act: write_output(args.output, table_array(s.act(backend))); break;
   }
   return 0;
 }
 
-CLI::App* add_op(CLI::App* parent, const char* name, const char* help, Op op, Action& action) {
+CLI::App* add_sbox_op(CLI::App* parent, const char* name, const char* help, SboxOp op, Action& action) {
   auto args = std::make_shared<SBoxArgs>();
   args->op = op;
   CLI::App* cmd = parent->add_subcommand(name, help);
@@ -102,11 +102,11 @@ CLI::App* add_op(CLI::App* parent, const char* name, const char* help, Op op, Ac
                   "Look-up table S(0 … 2^n-1): values separated by commas or spaces, decimal or 0x-hex, inline "
                   "(\"12,5,6,11,…\") or in a file (text or .npy), - for standard input, or a name: aes, present")
       ->required();
-  if (op == Op::analyze) cmd->add_flag("--json", args->json, "One JSON object instead of the table");
+  if (op == SboxOp::analyze) cmd->add_flag("--json", args->json, "One JSON object instead of the table");
   else cmd->add_option("OUTPUT", args->output, "Output file (.txt, .npy, …), or - for standard output [default: -]");
   cmd->add_option("--m", args->m, "Output bits m (default: the bit length of the largest value)")
       ->check(CLI::Range(1, SBox::max_output_bits));
-  if (op == Op::lat)
+  if (op == SboxOp::lat)
     cmd->add_option("--scale", args->scale,
                     "fourier_coefficient (default: the Walsh coefficients, sboxU's lat), absolute_bias (LAT/2, SageMath's "
                     "default), bias (LAT/2^(n+1)) or correlation (LAT/2^n)");
@@ -124,12 +124,12 @@ void add_sbox_command(CLI::App& app, Action& action) {
       "LAT[a][b] = sum_x (-1)^(a.x xor b.S(x)); DDT[a][b] = #{x : S(x xor a) xor S(x) = b}; BCT (permutations);\n"
       "ACT[a][b] = sum_x (-1)^(b.(S(x) xor S(x xor a))). Tables for n, m <= 16; statistics are streamed.\n"
       "Conventions and names follow SageMath's SBox and sboxU.");
-  add_op(sbox, "analyze", "Uniformities, linearity, degrees, spectra, branch numbers", Op::analyze, action)
+  add_sbox_op(sbox, "analyze", "Uniformities, linearity, degrees, spectra, branch numbers", SboxOp::analyze, action)
       ->footer("Example: fastconv sbox analyze 0xC,5,6,0xB,9,0,0xA,0xD,3,0xE,0xF,8,4,7,1,2 --json   (PRESENT)");
-  add_op(sbox, "lat", "Linear approximation table (2^n x 2^m)", Op::lat, action);
-  add_op(sbox, "ddt", "Difference distribution table (2^n x 2^m)", Op::ddt, action);
-  add_op(sbox, "bct", "Boomerang connectivity table of a permutation (2^n x 2^n)", Op::bct, action);
-  add_op(sbox, "act", "Autocorrelation table (2^n x 2^m)", Op::act, action);
+  add_sbox_op(sbox, "lat", "Linear approximation table (2^n x 2^m)", SboxOp::lat, action);
+  add_sbox_op(sbox, "ddt", "Difference distribution table (2^n x 2^m)", SboxOp::ddt, action);
+  add_sbox_op(sbox, "bct", "Boomerang connectivity table of a permutation (2^n x 2^n)", SboxOp::bct, action);
+  add_sbox_op(sbox, "act", "Autocorrelation table (2^n x 2^m)", SboxOp::act, action);
 }
 
 }  // namespace fastconv::cli

@@ -16,6 +16,9 @@
 
 namespace fastconv::cli {
 
+/// The sizes both benchmarks accept: n from 1 to 30.
+inline constexpr int kPaperMinLog2n = 1, kPaperMaxLog2n = 30;
+
 /// "4,8,10" -> {4, 8, 10}: each an integer in [min, max]; otherwise a usage error naming
 /// `option` and the example `example`.
 std::vector<int> parse_sizes(const std::string& option, const std::string& text, int min, int max,
