@@ -9,8 +9,8 @@ CPU) in one run — seed 002's three sweeps (its Figs. 3–5) scaled to a small 
 batch 8, float32, padding 0, stride 1. Each fastconv algorithm is planned once per shape (kernel
 spectra, Winograd filter transforms and FFT plans made then, as for inference) and its execute()
 timed; PyTorch is timed on the same tensors with the same thread count. PyTorch and the
-algorithms are timed in rounds, each round running every one of them once, so that a slow spell
-of the machine falls on all of them alike. Times are medians of at least --repeats rounds (and
+algorithms are timed in rounds, each round running every one of them once (each round starting one
+further on), so that a slow spell of the machine falls on all of them alike. Times are medians of at least --repeats rounds (and
 at least --min-time seconds of runs per contender), in ms.
 
     build/venv/bin/python bench/conv2d_bench.py --threads 2 --json /tmp/conv2d.json
@@ -50,10 +50,14 @@ def median_ms(runs: dict, repeats: int, min_time: float) -> dict:
     times = {name: [] for name in runs}
     start = time.perf_counter()
     rounds = 0
+    names = list(runs)
     while rounds < repeats or time.perf_counter() - start < min_time * len(runs):
-        for name, run in runs.items():
+        # Each round starts one contender further on, so that no contender always runs right
+        # after the same one (whose working set it would find in, or evict from, the caches).
+        shift = rounds % len(names)
+        for name in names[shift:] + names[:shift]:
             t0 = time.perf_counter()
-            run()
+            runs[name]()
             times[name].append((time.perf_counter() - t0) * 1e3)
         rounds += 1
         if rounds >= 200:

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/backend_impl.hpp"
 #include "nn/blas.hpp"
@@ -137,21 +138,12 @@ nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>&
   throw Error(ErrorCode::invalid_argument, "conv2d: no kernel for algorithm auto");
 }
 
-/// Seconds of one run, the best of at least `samples` and of as many as fit in about `budget`
-/// seconds (at most 100): the first call also pays for page faults, and a run of microseconds
-/// needs many samples to miss this VM's bursts of noise.
+/// Seconds of one run.
 template <class T>
-double time_kernel(const nn::Conv2dKernel<T>& kernel, const T* input, T* output, int samples, double budget) {
-  double best = 1e300, spent = 0;
-  for (int rep = 0; rep < 100 && (rep < samples || spent < budget); ++rep) {
-    const auto start = std::chrono::steady_clock::now();
-    kernel.run(input, output);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    best = std::min(best, seconds);
-    spent += seconds;
-    if (best > 0.2) break;  // slow enough that one more sample adds nothing but time
-  }
-  return best;
+double time_run(const nn::Conv2dKernel<T>& kernel, const T* input, T* output) {
+  const auto start = std::chrono::steady_clock::now();
+  kernel.run(input, output);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 /// auto_'s choices, like cuDNN's find: measured once per (shape, type, threads) in the process.
@@ -166,42 +158,50 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
           s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), threads};
 }
 
-/// Builds every applicable kernel, times it on a deterministic sample input (about 10 ms of
-/// runs), and keeps the fastest (whose plan work is then not repeated). The two fastest, when
-/// within 2× of each other, are timed again in turns, one run each (when a run takes under
-/// 0.2 s: 3 turns, or as many as take about 0.2 s of the faster one, up to 64), so that a burst
-/// of noise during one of them (other processes, a busy neighbour on a VM) does not decide.
-/// With 50 ms of turns, one benchmark run had kept fft2d where polyhankel was 1.3× faster
-/// (planned again, it kept polyhankel).
+/// Builds every applicable kernel and races them on a deterministic sample input, in rounds
+/// that run every candidate still in the race once, so that a burst of noise (other
+/// processes, a busy neighbour on a VM) falls on all of them alike; the fastest by median
+/// wins, and its plan work is not repeated. After 3 rounds, candidates whose median is over
+/// 1.5× the best's leave the race; the rounds go on until they hold about 0.2 s of the best
+/// candidate's runs (3 to 64 rounds). When a run takes over 0.2 s, one round decides.
+/// (The race replaced timing each candidate on its own, ~10 ms each, then the two fastest in
+/// turns: one benchmark run then kept fft2d where polyhankel was 1.67× faster, the noise
+/// having hit polyhankel's own samples so that it was not among the two.)
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 17) - 8) / T(8);
-  struct Timed {
-    Conv2dAlgorithm algorithm = Conv2dAlgorithm::direct;
+  struct Candidate {
+    Conv2dAlgorithm algorithm;
     nn::KernelPtr<T> kernel;
-    double seconds = 1e300;
-  };
-  Timed best, second;
-  for (Conv2dAlgorithm candidate : kMeasured) {
-    if (!conv2d_supports(candidate, s)) continue;
-    Timed t{candidate, make_kernel(candidate, args), 0};
-    t.seconds = time_kernel(*t.kernel, input.data(), output.data(), 3, 0.01);
-    if (t.seconds < best.seconds) {
-      second = std::exchange(best, std::move(t));
-    } else if (t.seconds < second.seconds) {
-      second = std::move(t);
+    std::vector<double> seconds;
+    double median() const {
+      std::vector<double> v = seconds;
+      const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+      std::nth_element(v.begin(), middle, v.end());
+      return *middle;
     }
+  };
+  std::vector<Candidate> race;
+  for (Conv2dAlgorithm candidate : kMeasured)
+    if (conv2d_supports(candidate, s)) race.push_back({candidate, make_kernel(candidate, args), {}});
+  auto best_median = [&race] {
+    double best = 1e300;
+    for (const Candidate& c : race) best = std::min(best, c.median());
+    return best;
+  };
+  for (int round = 1;; ++round) {
+    for (Candidate& c : race) c.seconds.push_back(time_run(*c.kernel, input.data(), output.data()));
+    const double best = best_median();
+    if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
+    if (round >= 3)
+      std::erase_if(race, [best](const Candidate& c) { return c.median() > 1.5 * best; });
   }
-  if (second.kernel && second.seconds < 2 * best.seconds && best.seconds < 0.2) {
-    const int rounds = std::clamp(static_cast<int>(0.2 / best.seconds), 3, 64);
-    for (int round = 0; round < rounds; ++round)
-      for (Timed* t : {&best, &second})
-        t->seconds = std::min(t->seconds, time_kernel(*t->kernel, input.data(), output.data(), 1, 0.0));
-    if (second.seconds < best.seconds) std::swap(best, second);
-  }
-  return {best.algorithm, std::move(best.kernel)};
+  const auto winner = std::min_element(race.begin(), race.end(), [](const Candidate& a, const Candidate& b) {
+    return a.median() < b.median();
+  });
+  return {winner->algorithm, std::move(winner->kernel)};
 }
 
 }  // namespace
