@@ -161,9 +161,11 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 /// Builds every applicable kernel and races them on a deterministic sample input, in rounds
 /// that run every candidate still in the race once, so that a burst of noise (other
 /// processes, a busy neighbour on a VM) falls on all of them alike; the fastest by median
-/// wins, and its plan work is not repeated. After 3 rounds, candidates whose median is over
-/// 1.5× the best's leave the race; the rounds go on until they hold about 0.2 s of the best
-/// candidate's runs (3 to 64 rounds). When a run takes over 0.2 s, one round decides.
+/// wins, and its plan work is not repeated. Candidates whose median is over 1.5× the best's
+/// leave the race after 3 rounds, or after the first if their runs take over 0.2 s (noise does
+/// not make a run that long 1.5× slower, and each sample costs). The rounds go on until they
+/// hold about 0.2 s of the best candidate's runs (3 to 64 rounds); when the best run takes
+/// over 0.2 s, one round decides.
 /// (The race replaced timing each candidate on its own, ~10 ms each, then the two fastest in
 /// turns: one benchmark run then kept fft2d where polyhankel was 1.67× faster, the noise
 /// having hit polyhankel's own samples so that it was not among the two.)
@@ -195,8 +197,10 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     for (Candidate& c : race) c.seconds.push_back(time_run(*c.kernel, input.data(), output.data()));
     const double best = best_median();
     if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
-    if (round >= 3)
-      std::erase_if(race, [best](const Candidate& c) { return c.median() > 1.5 * best; });
+    std::erase_if(race, [best, round](const Candidate& c) {
+      const double median = c.median();
+      return median > 1.5 * best && (round >= 3 || median > 0.2);
+    });
   }
   const auto winner = std::min_element(race.begin(), race.end(), [](const Candidate& a, const Candidate& b) {
     return a.median() < b.median();
