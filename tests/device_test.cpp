@@ -263,7 +263,7 @@ TYPED_TEST(DeviceTyped, DyadicOperationsWhereverTheOperandsLie) {
       const auto g = random_values<T>(std::size_t{1} << (n - n / 3), rng, 20);
       const auto ref = Backend::reference();
       const auto conv = fastconv::convolve(f, g, ref), auto_corr = fastconv::autocorrelate(f, ref);
-      for (const auto [in_offset, out_offset] : {std::pair{0, 0}, {1, 0}, {0, 1}}) {
+      for (const auto& [in_offset, out_offset] : {std::pair{0, 0}, {1, 0}, {0, 1}}) {
         const std::string at = variant + " n=" + std::to_string(n) + " input offset " + std::to_string(in_offset) +
                                ", output offset " + std::to_string(out_offset);
         const Placed<T> pf(f, in_offset), pg(g, in_offset);
