@@ -9,9 +9,10 @@ CPU) in one run — seed 002's three sweeps (its Figs. 3–5) scaled to a small 
 batch 8, float32, padding 0, stride 1. Each fastconv algorithm is planned once per shape (kernel
 spectra, Winograd filter transforms and FFT plans made then, as for inference) and its execute()
 timed; PyTorch is timed on the same tensors with the same thread count. PyTorch and the
-algorithms are timed in rounds, each round running every one of them once (each round starting one
-further on), so that a slow spell of the machine falls on all of them alike. Times are medians of at least --repeats rounds (and
-at least --min-time seconds of runs per contender), in ms.
+algorithms are timed in rounds, each round running every one of them once (each round starting
+one further on), so that a slow spell of the machine falls on all of them alike. Times are
+medians of at least --repeats rounds (and at least --min-time seconds of runs per contender), in
+ms.
 
     build/venv/bin/python bench/conv2d_bench.py --threads 2 --json /tmp/conv2d.json
     build/venv/bin/python bench/conv2d_bench.py --from-json /tmp/conv2d.json --table --plot docs/bench-conv2d.png

@@ -178,33 +178,27 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     Conv2dAlgorithm algorithm;
     nn::KernelPtr<T> kernel;
     std::vector<double> seconds;
-    double median() const {
-      std::vector<double> v = seconds;
-      const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-      std::nth_element(v.begin(), middle, v.end());
-      return *middle;
-    }
+    double median = 0;  ///< of `seconds`, as of the last round
   };
   std::vector<Candidate> race;
   for (Conv2dAlgorithm candidate : kMeasured)
     if (conv2d_supports(candidate, s)) race.push_back({candidate, make_kernel(candidate, args), {}});
-  auto best_median = [&race] {
-    double best = 1e300;
-    for (const Candidate& c : race) best = std::min(best, c.median());
-    return best;
-  };
   for (int round = 1;; ++round) {
-    for (Candidate& c : race) c.seconds.push_back(time_run(*c.kernel, input.data(), output.data()));
-    const double best = best_median();
+    double best = 1e300;
+    for (Candidate& c : race) {
+      c.seconds.push_back(time_run(*c.kernel, input.data(), output.data()));
+      const auto middle = c.seconds.begin() + static_cast<std::ptrdiff_t>(c.seconds.size() / 2);
+      std::nth_element(c.seconds.begin(), middle, c.seconds.end());  // the samples' order is not used
+      c.median = *middle;
+      best = std::min(best, c.median);
+    }
     if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
     std::erase_if(race, [best, round](const Candidate& c) {
-      const double median = c.median();
-      return median > 1.5 * best && (round >= 3 || median > 0.2);
+      return c.median > 1.5 * best && (round >= 3 || c.median > 0.2);
     });
   }
-  const auto winner = std::min_element(race.begin(), race.end(), [](const Candidate& a, const Candidate& b) {
-    return a.median() < b.median();
-  });
+  const auto winner = std::min_element(race.begin(), race.end(),
+                                       [](const Candidate& a, const Candidate& b) { return a.median < b.median; });
   return {winner->algorithm, std::move(winner->kernel)};
 }
 

@@ -157,8 +157,8 @@ void add_boolean_command(CLI::App& app, Action& action) {
   boolean->footer(
       "f(0 … 2^n-1), bit i of x is x_i; W(a) = sum_x (-1)^(f(x) xor a.x); autocorrelation D(a) = sum_x\n"
       "(-1)^(f(x) xor f(x xor a)). n <= 32. Conventions and names follow SageMath's BooleanFunction.");
-  add_boolean_op(boolean, "analyze", "Weight, nonlinearity, indicators, degree, immunities, bent/plateaued, spectra", BooleanOp::analyze,
-         action)
+  add_boolean_op(boolean, "analyze", "Weight, nonlinearity, indicators, degree, immunities, bent/plateaued, spectra",
+                 BooleanOp::analyze, action)
       ->footer("Example: fastconv boolean analyze 0113077C165E76A8 --json   (a bent function of 6 variables)");
   add_boolean_op(boolean, "walsh", "The Walsh spectrum W(0 … 2^n-1)", BooleanOp::walsh, action);
   add_boolean_op(boolean, "autocorr", "The autocorrelation spectrum D(0 … 2^n-1)", BooleanOp::autocorr, action);
