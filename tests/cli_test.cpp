@@ -889,7 +889,14 @@ TEST_F(Cli, Conv2dOnCuda) {
     GTEST_SKIP() << "no CUDA device: checked the refusal only; the cuda conv2d did not run";
   }
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"6 8", "12 14", "12 16", "24 28"}));
+  // polyhankel computes through cuFFT, which rounds (12.000000000000002 on an H100).
+  std::istringstream values(r.out);
+  for (const double expected : {6, 8, 12, 14, 12, 16, 24, 28}) {
+    double v = 0;
+    ASSERT_TRUE(values >> v) << r.out;
+    EXPECT_NEAR(v, expected, 1e-12 * 28) << r.out;
+  }
+  EXPECT_EQ(lines(r.out).size(), 4u) << r.out;
   EXPECT_NE(r.err.find("conv2d algorithm: polyhankel"), std::string::npos) << r.err;
 }
 
