@@ -2,11 +2,13 @@
 // operation, type, order and normalisation for all n ≤ 20 (float16 and bfloat16: the WHT), random
 // batch shapes, the 128-bit ring paths, the profiling counters and the launch counts. Runs on whatever device there is (PoCL
 // on the CPU in CI for opencl; a GPU for cuda); without one the backend's tests are skipped and
-// say why.
+// say why. FASTCONV_DEVICE_TEST_MAX_LOG2N lowers the largest size (scripts/gpu_check.sh sets it
+// under compute-sanitizer, which makes every access of a kernel many times slower).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <span>
@@ -38,6 +40,12 @@ std::string why_not(const std::string& name) {
   if (const std::string why = why_not(name); !why.empty()) {   \
     GTEST_SKIP() << why;                                       \
   }
+
+/// The largest log2 size of the tests "up to 20": 20, or FASTCONV_DEVICE_TEST_MAX_LOG2N when lower.
+int max_log2n() {
+  const char* env = std::getenv("FASTCONV_DEVICE_TEST_MAX_LOG2N");
+  return env != nullptr ? std::clamp(std::atoi(env), 0, 20) : 20;
+}
 
 Backend make(const std::string& name, const std::string& variant) { return Backend::from_name(name, 0, variant); }
 
@@ -135,7 +143,7 @@ void check_wht_up_to_20(const std::string& backend) {
   std::mt19937_64 rng(1);
   for (const auto& variant : Backend::variants_of(backend)) {
     const Backend cl = make(backend, variant);
-    for (int n = 0; n <= 20; ++n) {
+    for (int n = 0; n <= max_log2n(); ++n) {
       const std::vector<fastconv::WhtOptions> options = {
           {Order::hadamard, Normalization::none},
           {static_cast<Order>(n % 3), static_cast<Normalization>((n / 3) % 3)}};
@@ -162,7 +170,7 @@ void check_random_batches(const std::string& backend) {
   for (const auto& variant : Backend::variants_of(backend)) {
     const Backend cl = make(backend, variant);
     for (int trial = 0; trial < 12; ++trial) {
-      const int n = static_cast<int>(rng() % 17);
+      const int n = std::min(static_cast<int>(rng() % 17), max_log2n());
       const std::size_t size = std::size_t{1} << n, rows = 1 + rng() % 9, stride = size + (trial % 2 ? rng() % 7 : 0);
       const fastconv::WhtOptions o{static_cast<Order>(trial % 3), trial % 4 == 0 ? Normalization::orthonormal
                                                                                   : Normalization::none};
@@ -193,7 +201,7 @@ TYPED_TEST(DeviceTyped, DyadicOperationsUpTo20) {
   std::mt19937_64 rng(3);
   for (const auto& variant : Backend::variants_of(backend)) {
     const Backend cl = make(backend, variant);
-    for (int n = 0; n <= 20; ++n) {
+    for (int n = 0; n <= max_log2n(); ++n) {
       const std::size_t size = std::size_t{1} << n;
       const auto f = random_values<T>(size, rng, 20);
       const auto g = random_values<T>(std::size_t{1} << (n - (n > 0 ? rng() % (n + 1) : 0)), rng, 20);
