@@ -323,7 +323,7 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
     const std::size_t in_bytes = shape_.input_size() * sizeof(T), out_bytes = shape_.output_size() * sizeof(T);
     T* in = static_cast<T*>(input_.at_least(in_bytes));
     T* out = static_cast<T*>(output_.at_least(out_bytes));
-    Timeline timeline(s);
+    Timeline timeline(s, events_);
     FC_CUDA(cudaMemcpyAsync(in, input, in_bytes, cudaMemcpyHostToDevice, s));
     timeline.copies_in_done();
     LaunchCount count;
@@ -395,6 +395,7 @@ class CudaPolyHankel final : public nn::Conv2dKernel<T> {
   DeviceBuffer spectra_, bias_;
   mutable Workspace<T> work_;
   mutable DeviceBuffer input_, output_;
+  mutable TimelineEvents events_;  ///< runs are one at a time (the plan's lock)
 };
 
 }  // namespace

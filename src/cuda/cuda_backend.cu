@@ -330,7 +330,7 @@ class CudaWht final : public detail::WhtKernel {
       const std::size_t count_rows = std::min(chunk, rows - first);
       S* rows_at = data + first * stride;
       S* x = in_place ? rows_at : buffer;
-      Timeline timeline(engine_.stream());
+      Timeline timeline(engine_.stream(), events_);
       LaunchCount launches;
       std::uint64_t copies = 0;
       if (x != rows_at) {
@@ -375,6 +375,7 @@ class CudaWht final : public detail::WhtKernel {
   Order order_;
   mutable std::mutex mutex_;
   mutable DeviceBuffer data_, scratch_;
+  mutable TimelineEvents events_;
 };
 
 class CudaSpectrum final : public detail::Spectrum {
@@ -428,7 +429,7 @@ class CudaDyadic final : public detail::DyadicKernel {
     const std::size_t n = engine_.size();
     // The kernels load 16-byte vectors: a misaligned output is computed in the kernel's buffer.
     W* d = is_aligned(out) ? static_cast<W*>(out) : static_cast<W*>(data_.at_least(n * sizeof(W)));
-    Timeline timeline(engine_.stream());
+    Timeline timeline(engine_.stream(), events_);
     std::uint64_t copies = 0;
     if (x != d) {
       FC_CUDA(cudaMemcpyAsync(d, x, x_words * sizeof(W), cudaMemcpyDeviceToDevice, engine_.stream()));
@@ -454,7 +455,7 @@ class CudaDyadic final : public detail::DyadicKernel {
     s->log2n = std::countr_zero(n);
     s->words = std::max(n, kMinDeviceSpectrumWords);
     W* d = static_cast<W*>(s->buffer.at_least(s->words * sizeof(W)));
-    Timeline timeline(engine_.stream());
+    Timeline timeline(engine_.stream(), events_);
     LaunchCount launches;
     FC_CUDA(cudaMemcpyAsync(d, h, n * sizeof(W), kind, engine_.stream()));
     timeline.copies_in_done();
@@ -486,7 +487,7 @@ class CudaDyadic final : public detail::DyadicKernel {
     const DeviceScope device = engine_.select();
     const std::size_t bytes = engine_.size() * sizeof(W);
     W* d = static_cast<W*>(data_.at_least(bytes));
-    Timeline timeline(engine_.stream());
+    Timeline timeline(engine_.stream(), events_);
     FC_CUDA(cudaMemcpyAsync(d, x, bytes, cudaMemcpyHostToDevice, engine_.stream()));
     timeline.copies_in_done();
     LaunchCount launches;
@@ -513,6 +514,7 @@ class CudaDyadic final : public detail::DyadicKernel {
   Counters& counters_;
   mutable std::mutex mutex_;
   mutable DeviceBuffer data_, scratch_;
+  mutable TimelineEvents events_;
 };
 
 class CudaBackend final : public detail::BackendImpl {

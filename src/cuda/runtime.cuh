@@ -124,10 +124,18 @@ class FinishOnThrow {
   int unwinding_;  ///< exceptions in flight when the operation began
 };
 
+/// The four events of a Timeline, kept by the object whose operations it times (under that
+/// object's lock): creating them on every call cost microseconds of each small transform.
+struct TimelineEvents {
+  Event at[4];
+};
+
 /// Events around one operation: copies in, kernels, copies out.
 class Timeline {
  public:
-  explicit Timeline(cudaStream_t s) : s_(s), finish_on_throw_(s) { FC_CUDA(cudaEventRecord(events_[0].get(), s_)); }
+  Timeline(cudaStream_t s, TimelineEvents& events) : s_(s), events_(events.at), finish_on_throw_(s) {
+    FC_CUDA(cudaEventRecord(events_[0].get(), s_));
+  }
   void copies_in_done() { FC_CUDA(cudaEventRecord(events_[1].get(), s_)); }
   void kernels_done() { FC_CUDA(cudaEventRecord(events_[2].get(), s_)); }
   /// Waits for the operation and adds its times to `c`.
@@ -146,8 +154,8 @@ class Timeline {
 
  private:
   cudaStream_t s_;
-  Event events_[4];
-  FinishOnThrow finish_on_throw_;  ///< last: it waits before the events go
+  Event* events_;
+  FinishOnThrow finish_on_throw_;  ///< last: it waits before the events are reused
 };
 
 }  // namespace fastconv::cuda
