@@ -231,7 +231,7 @@ void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc:
   shape.gc = p.gc;
   shape.lanes = p.lanes;
   const std::uint64_t tiles = data.size() >> (p.t + p.gc + plan.logv);
-  fc::cuda::RoundPlan rounds{shape.rounds(), middle};
+  fc::cuda::RoundPlan rounds{shape.rounds(), middle, true};
   const auto* source = reinterpret_cast<const Vec<In, V>*>(data.data());
   auto* target = reinterpret_cast<Vec<Out, V>*>(into.data());
   const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
@@ -251,9 +251,13 @@ void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc:
     }
     for (int s = 0; s < rounds.steps(); ++s) {
       const auto st = rounds.step(s);
+      const bool staged = st.to_global && rounds.staged_store && tile[0].strided_store(shape.round_lo(st.k));
       for (auto& t : tile)
         for (unsigned item = 0; item < shape.threads_per_tile(); ++item)
-          t.template run<R>(st.k, item, st.from_global, st.to_global, st.middle);
+          t.template run<R>(st.k, item, st.from_global, st.to_global && !staged, st.middle);
+      if (staged)
+        for (auto& t : tile)
+          for (unsigned item = 0; item < shape.threads_per_tile(); ++item) t.store_tile(item, shape.threads_per_tile());
     }
   }
 }
@@ -278,8 +282,11 @@ TYPED_TEST(CudaFast, PassesGiveTheWhtAndTheDyadicMiddleTheConvolution) {
   constexpr int V = 16 / sizeof(W);
   std::mt19937_64 rng(5);
   const int top = std::is_same_v<W, U128> ? 12 : 19;
+  // The planner's largest tiles, and the smallest ones with as few passes (the cuda backend's).
+  for (const bool small : {false, true})
   for (int n = std::countr_zero(unsigned(V)); n <= top; n += (n < 12 ? 1 : 3)) {
-    const auto plan = fc::gpu::plan_passes(n, sizeof(W), h100_like());
+    const auto plan = small ? fc::gpu::plan_passes_in_small_tiles(n, sizeof(W), h100_like(), 16 << 10)
+                            : fc::gpu::plan_passes(n, sizeof(W), h100_like());
     ASSERT_EQ(plan.logv, std::countr_zero(unsigned(V))) << n;
     if (std::is_same_v<W, float> && n <= 15) {
       EXPECT_EQ(plan.passes.size(), 1u) << "rows up to 2^15 in one pass";

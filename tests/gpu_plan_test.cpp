@@ -112,6 +112,28 @@ TEST(OpenClPlan, PassesCoverEveryStageOnceAndFitTheDevice) {
       }
 }
 
+TEST(OpenClPlan, SmallTilesKeepThePassCount) {
+  // The cuda backend's plans: tiles from 16 KiB up, no more passes than the largest tiles take.
+  const DeviceShape& cuda = kShapes.back();
+  for (std::size_t word : {4, 8, 16})
+    for (int n = 0; n <= 34; ++n) {
+      const auto largest = plan_passes(n, word, cuda);
+      const auto small = fastconv::gpu::plan_passes_in_small_tiles(n, word, cuda, 16 << 10);
+      const std::string at = "n=" + std::to_string(n) + " word=" + std::to_string(word);
+      EXPECT_EQ(small.passes.size(), largest.passes.size()) << at;
+      EXPECT_LE(small.tile_words(), largest.tile_words()) << at;
+      int bit = small.logv;
+      for (const auto& p : small.passes) {
+        EXPECT_EQ(p.p0, bit) << at;
+        EXPECT_LE(p.work_group_size(), cuda.max_work_group_size) << at;
+        bit += p.t;
+      }
+      EXPECT_EQ(bit, n) << at;
+    }
+  // Where a smaller tile keeps the count it is taken: 2^16 floats in two passes of 16 KiB tiles.
+  EXPECT_EQ(fastconv::gpu::plan_passes_in_small_tiles(16, 4, cuda, 16 << 10).tile_words(), std::size_t{1} << 12);
+}
+
 TEST(OpenClPlan, LaunchesPerTransformStayWithinTheIssueBound) {
   // ≤ ⌈log2 N / log2 tile⌉ + 1, with the tile of the first pass (the largest contiguous one).
   for (const auto& shape : kShapes)

@@ -58,6 +58,9 @@ Variant variant_of(std::string_view name) {
 /// shared-memory exchanges; 16 vectors of 8 floats for 16-bit storage.
 constexpr std::size_t kRoundBytes = 512;
 
+/// `fast`: the smallest tile the planner is offered (plan_for).
+constexpr std::size_t kMinTileBytes = std::size_t{16} << 10;
+
 /// Whether `p` may be read and written in the kernels' 16-byte vectors.
 bool is_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -182,10 +185,9 @@ class Engine {
   void reorder(const S* in, S* out, std::size_t rows, int order, LaunchCount& count);
 
  private:
-  /// The device as the planner sees it: a tile may fill the opt-in shared memory (a pass is
-  /// memory-bound, one block per SM is enough to stream, and 2^15 floats then fit one pass).
-  /// The planner sizes tiles by what shared memory holds: vectors of V words W (32 bytes of
-  /// float for 16-bit storage, whose global vectors are 16 bytes).
+  /// The device as the planner sees it: a tile may fill the opt-in shared memory (2^15 floats
+  /// in one pass), of vectors of V words W (32 bytes of float for 16-bit storage, whose global
+  /// vectors are 16 bytes).
   gpu::DeviceShape device_shape() const {
     gpu::DeviceShape shape;
     shape.local_memory_bytes = dev_.props.sharedMemPerBlockOptin;
@@ -197,7 +199,13 @@ class Engine {
     return shape;
   }
 
-  gpu::PassPlan plan_for(int log2n) const { return gpu::plan_passes(log2n, sizeof(W), device_shape()); }
+  /// The fewest passes, in the smallest tiles from 16 KiB up that need no more. Measured on an
+  /// H100 (docs/benchmarks.md): 2^16 floats took 0.032 ms in 16 KiB tiles against 0.050 ms in
+  /// 128 KiB ones, 2^28 4.06 ms in 32 KiB tiles against 4.41 ms; tiles small enough to add a
+  /// pass were slower wherever they did (2^24: 0.25–0.31 ms in three passes, 0.21 ms in two).
+  gpu::PassPlan plan_for(int log2n) const {
+    return gpu::plan_passes_in_small_tiles(log2n, sizeof(W), device_shape(), kMinTileBytes);
+  }
 
   /// The most threads a block of the pass kernels this engine launches may have: the device's
   /// limit, or fewer where a kernel's registers per thread do not fit that many in a block
@@ -247,6 +255,7 @@ class Engine {
     shape.gc = p.gc;
     shape.lanes = p.lanes;
     rounds.rounds = shape.rounds();
+    rounds.staged_store = true;
     const std::size_t words = rows << plan.log2n;
     const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);
     const int tpg = gpu::tiles_per_group(p, sizeof(Vec<W, V>), device_shape(), tiles);

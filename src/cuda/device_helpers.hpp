@@ -270,6 +270,25 @@ struct TileRound {
     return (swizzle_row(row, static_cast<unsigned>(shape.r)) << shape.gc) + c;
   }
 
+  /// Whether a round that works on row bits from `lo` up stores strided across a warp: a first
+  /// pass (rows side by side) with fewer than 5 row bits below the round's.
+  FC_HD bool strided_store(int lo) const { return shape.p0 == shape.logv && lo < 5 && shape.t >= 5; }
+
+  /// The tile from its shared-memory slots to `target` in order: thread `item` of `threads`
+  /// stores vectors item, item + threads, ... (after a barrier that follows the last round).
+  FC_HD void store_tile(unsigned item, unsigned threads) const {
+    if (!active) return;
+    const unsigned count = 1u << (shape.t + shape.gc);
+    for (unsigned v = item; v < count; v += threads) {
+      const unsigned row = v >> shape.gc, c = v & ((1u << shape.gc) - 1);
+      Vec<W, V> out = shared[slot(row, c)];
+      if (store_scale != 1.0) {
+        FC_UNROLL for (int l = 0; l < V; ++l) out.w[l] = scaled(out.w[l], store_scale, 1);
+      }
+      target[global_index(row, c)] = convert_words<Out>(out);
+    }
+  }
+
   /// Round k for thread `item` of the tile: its groups of 2^bits rows are loaded (from global
   /// memory if `from_global`, else shared), transformed, combined and transformed back if
   /// `middle`, and stored (to global memory if `to_global`).
@@ -339,6 +358,10 @@ struct TileRound {
 struct RoundPlan {
   int rounds = 1;
   bool middle = false;
+  /// A first pass (rows side by side) whose last round works on row bits below 5: that round
+  /// leaves its results in shared memory and the tile is stored in order (TileRound::store_tile),
+  /// so that a warp stores 32 neighbouring vectors instead of 32 vectors 2^bits apart.
+  bool staged_store = false;
   /// Round `step` of the sequence: which round, and whether it reads/writes global memory.
   struct Step {
     int k;

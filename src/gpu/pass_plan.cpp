@@ -124,4 +124,16 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
   return plan;
 }
 
+PassPlan plan_passes_in_small_tiles(int log2n, std::size_t word_bytes, const DeviceShape& device,
+                                    std::size_t min_tile_bytes) {
+  PassPlan fewest = plan_passes(log2n, word_bytes, device);
+  const std::size_t largest = device.tile_budget_bytes > 0 ? device.tile_budget_bytes : device.local_memory_bytes;
+  for (std::size_t bytes = min_tile_bytes; bytes > 0 && bytes < largest; bytes *= 2) {
+    DeviceShape smaller = device;
+    smaller.tile_budget_bytes = bytes;
+    if (PassPlan p = plan_passes(log2n, word_bytes, smaller); p.passes.size() <= fewest.passes.size()) return p;
+  }
+  return fewest;
+}
+
 }  // namespace fastconv::gpu

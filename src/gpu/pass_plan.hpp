@@ -52,6 +52,12 @@ struct PassPlan {
 /// The passes of a transform of 2^log2n words of `word_bytes` each (Pass::tpg = 0).
 PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& device);
 
+/// The fewest passes, as plan_passes(), in the smallest tiles that need no more of them: tile
+/// budgets of min_tile_bytes, twice that, ... up to the device's own (the cuda backend: smaller
+/// tiles put more blocks on each multiprocessor, and more multiprocessors to work on short rows).
+PassPlan plan_passes_in_small_tiles(int log2n, std::size_t word_bytes, const DeviceShape& device,
+                                    std::size_t min_tile_bytes);
+
 /// log2 of the tiles one work-group of pass `p` should do when the launch has `tiles` tiles:
 /// on CPUs enough (64 KiB) that PoCL's cost per work-group vanishes, on GPUs up to 64
 /// work-items; never more than `tiles`.
