@@ -42,7 +42,22 @@ def test_numpy_bfloat16_is_computed_in_float_and_rounded_once():
 
 @pytest.fixture(scope="module")
 def jnp():
-    return pytest.importorskip("jax.numpy", reason="JAX is not installed")
+    jax = pytest.importorskip("jax", reason="JAX is not installed")
+    # New JAX arrays go to JAX's default device, a GPU where jax-cuda finds one: these tests are
+    # about host arrays (a JAX array on a GPU is refused, below).
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield jax.numpy
+
+
+def test_jax_arrays_on_a_gpu_are_refused():
+    jax = pytest.importorskip("jax", reason="JAX is not installed")
+    try:
+        gpu = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("JAX has no GPU here")
+    x = jax.device_put(jax.numpy.ones(16, dtype=jax.numpy.float32), gpu)
+    with pytest.raises(TypeError, match="only for PyTorch tensors and CuPy arrays; copy it to the host first"):
+        fastconv.wht(x)
 
 
 def test_jax_arrays_come_back_as_jax_arrays(jnp):
