@@ -202,7 +202,7 @@ class Engine {
   /// The fewest passes, in the smallest tiles from 16 KiB up that need no more. Measured on an
   /// H100 (docs/benchmarks.md): 2^16 floats took 0.032 ms in 16 KiB tiles against 0.050 ms in
   /// 128 KiB ones, 2^28 4.06 ms in 32 KiB tiles against 4.41 ms; tiles small enough to add a
-  /// pass were slower wherever they did (2^24: 0.25–0.31 ms in three passes, 0.21 ms in two).
+  /// pass were slower wherever they did (2^24: 0.25–0.31 ms in three or four passes, 0.21 ms in two).
   gpu::PassPlan plan_for(int log2n) const {
     return gpu::plan_passes_in_small_tiles(log2n, sizeof(W), device_shape(), kMinTileBytes);
   }
