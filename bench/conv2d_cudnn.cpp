@@ -46,6 +46,8 @@
 
 #include <fastconv/fastconv.hpp>
 
+#include "cuda_common.hpp"
+
 namespace {
 
 using fastconv::Conv2dShape;
@@ -167,9 +169,9 @@ Args parse_args(int argc, char** argv) {
 
 // --- CUDA and cuDNN: errors and owned resources ------------------------------------------------
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using bench::check;
+using bench::DeviceArray;
+using bench::median_ms;
 
 /// A failed cuDNN call, with its status (reported per algorithm in the table).
 struct CudnnError : std::runtime_error {
@@ -182,7 +184,7 @@ void check(cudnnStatus_t s, const char* what) {
   if (s != CUDNN_STATUS_SUCCESS) throw CudnnError(s, what);
 }
 
-/// A CUDA or cuDNN handle that `Create` makes (throwing `what` on failure) and `Destroy` frees.
+/// A cuDNN handle or descriptor that `Create` makes (throwing `what` on failure) and `Destroy` frees.
 template <class Handle, auto Create, auto Destroy>
 class Owned {
  public:
@@ -196,62 +198,11 @@ class Owned {
   Handle handle_ = nullptr;
 };
 
-cudaError_t create_event(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
-cudaError_t create_stream(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking); }
-
-using Event = Owned<cudaEvent_t, create_event, cudaEventDestroy>;
-using Stream = Owned<cudaStream_t, create_stream, cudaStreamDestroy>;
 using CudnnHandle = Owned<cudnnHandle_t, cudnnCreate, cudnnDestroy>;
 using TensorDescriptor = Owned<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
 using FilterDescriptor = Owned<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
 using ConvolutionDescriptor =
     Owned<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
-
-template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count_ > 0) check(cudaMalloc(&data_, bytes()), "cudaMalloc");
-  }
-  ~DeviceArray() { cudaFree(data_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-
-  [[nodiscard]] T* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-  void upload(std::span<const T> host) {
-    check(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  [[nodiscard]] std::vector<T> download() const {
-    std::vector<T> host(count_);
-    check(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return host;
-  }
-
- private:
-  std::size_t count_;
-  T* data_ = nullptr;
-};
-
-/// The median time of `reps` calls of `call`, which queues its work on `stream`, each call between
-/// two events, after one untimed call (lazy initialisation, caches).
-template <class Call>
-double median_ms(cudaStream_t stream, int reps, const Call& call) {
-  const Event start("cudaEventCreateWithFlags"), stop("cudaEventCreateWithFlags");
-  call();
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::vector<float> times(static_cast<std::size_t>(reps));
-  for (float& t : times) {
-    check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
-    call();
-    check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
-    check(cudaEventElapsedTime(&t, start.get(), stop.get()), "cudaEventElapsedTime");
-  }
-  std::sort(times.begin(), times.end());
-  const std::size_t mid = times.size() / 2;
-  return times.size() % 2 == 1 ? times[mid] : (static_cast<double>(times[mid - 1]) + times[mid]) / 2;
-}
 
 /// The descriptors of one float32 NCHW forward convolution (cross-correlation, stride 1,
 /// dilation 1, the same padding on both sides of each dimension).
@@ -396,7 +347,7 @@ std::vector<AlgorithmResult> time_cudnn(cudnnHandle_t handle, const CudnnProblem
     r.workspace_bytes = perf.memory;
     try {
       problem.set_math(r.math);
-      r.ms = median_ms(stream, reps, [&] { problem.forward(handle, perf.algo, x, w, y, workspace); });
+      r.ms = median_ms(stream, reps, [&](int) { problem.forward(handle, perf.algo, x, w, y, workspace); });
     } catch (const CudnnError& e) {
       r.status = e.status;
     }
@@ -434,7 +385,7 @@ PolyhankelResult run_polyhankel(const fastconv::Backend& backend, const Conv2dSh
     const fastconv::Conv2dPlan<float> plan(shape, weights, {}, fastconv::Conv2dAlgorithm::polyhankel, backend);
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     result.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.ms = median_ms(stream, reps, [&] { plan.execute_device(input.data(), output.data(), stream); });
+    result.ms = median_ms(stream, reps, [&](int) { plan.execute_device(input.data(), output.data(), stream); });
     result.output = output.download();
   } catch (const fastconv::Error& e) {
     result.error = e.what();
@@ -698,7 +649,7 @@ bool run(const Args& args) {
   std::fflush(stdout);
 
   const fastconv::Backend backend = fastconv::Backend::cuda({}, std::to_string(args.device));
-  const Stream stream("cudaStreamCreateWithFlags");
+  const bench::Stream stream;
   const CudnnHandle handle("cudnnCreate");  // destroyed before the stream it runs on
   check(cudnnSetStream(handle.get(), stream.get()), "cudnnSetStream");
   warm_up_polyhankel(backend);

@@ -14,7 +14,7 @@
 // fused pass's reads of h's spectrum), DyadicSystem::apply 6·N·s (x's three passes).
 //
 // Timing: each figure is the median of calls between two cudaEvents on one stream, after two
-// untimed calls. The transforms are orthonormal (the scale is folded into the last store, so this
+// untimed calls (bench::median_ms). The transforms are orthonormal (the scale is folded into the last store, so this
 // costs nothing), so repeated calls keep the data finite. Arrays smaller than 256 MiB rotate
 // through a 256 MiB buffer (over 5× the H100's and H200's L2), so no size is timed from the L2.
 // Before timing, every measured configuration's result is checked against the cpu backend on the
@@ -36,15 +36,21 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include <fastconv/fastconv.hpp>
 
+#include "cuda_common.hpp"
+
 namespace {
 
+using bench::check;
+using bench::median_ms;
 using fastconv::Backend;
+using Bytes = bench::DeviceArray<std::byte>;
 
 constexpr std::size_t kRotateBytes = std::size_t{256} << 20;
 
@@ -83,49 +89,10 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-/// Device memory, freed on scope exit.
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  explicit DeviceBuffer(std::size_t n) : bytes(n) { check(cudaMalloc(&ptr, n), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  template <class T>
-  T* as(std::size_t byte_offset = 0) const {
-    return reinterpret_cast<T*>(static_cast<char*>(ptr) + byte_offset);
-  }
-};
-
-/// Median ms of `reps` calls of `body(i)` (i = call number), each between two events on `stream`,
-/// after two untimed calls.
-template <class Body>
-double time_ms(cudaStream_t stream, int reps, Body&& body) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  body(0);
-  body(1);
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
-    body(i + 2);
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
-  check(cudaGetLastError(), "a kernel");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+/// The T at `byte_offset` in device bytes `a`.
+template <class T>
+T* at(const Bytes& a, std::size_t byte_offset = 0) {
+  return reinterpret_cast<T*>(a.data() + byte_offset);
 }
 
 template <class T>
@@ -181,10 +148,12 @@ void report_check(const std::string& what, double err, double tol) {
 int min_passes(int log2n) { return (log2n + 14) / 15; }
 
 struct Context {
+  explicit Context(Options o) : opt(std::move(o)) {}
   Options opt;
-  cudaStream_t stream{};
+  bench::Stream stream_owner;
+  cudaStream_t stream = stream_owner.get();
   double copy_gbs = 0;  ///< measured device-to-device rate, bytes read + written per ns
-  DeviceBuffer rotate{kRotateBytes};
+  Bytes rotate{kRotateBytes};
   int rotation_type = 0;  ///< what the rotation buffer holds (0: nothing yet)
 };
 
@@ -209,7 +178,7 @@ template <class T>
 void fill_rotation(Context& c) {
   if (c.rotation_type == sizeof(T) * 16 + std::is_same_v<T, fastconv::bfloat16>) return;
   const auto host = random_data<T>(kRotateBytes / sizeof(T), 7);
-  check(cudaMemcpy(c.rotate.ptr, host.data(), kRotateBytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  check(cudaMemcpy(c.rotate.data(), host.data(), kRotateBytes, cudaMemcpyHostToDevice), "cudaMemcpy");
   c.rotation_type = sizeof(T) * 16 + std::is_same_v<T, fastconv::bfloat16>;
 }
 
@@ -224,10 +193,10 @@ template <class T>
 Measurement measure(Context& c, const fastconv::WhtPlan<T>& plan, std::size_t rows, const Reference<T>& ref,
                     const std::string& what) {
   const std::size_t n = plan.size() * rows, bytes = n * sizeof(T);
-  std::optional<DeviceBuffer> own;
+  std::optional<Bytes> own;
   if (bytes > kRotateBytes) own.emplace(bytes);
   else fill_rotation<T>(c);
-  T* data = own ? own->as<T>() : c.rotate.as<T>();
+  T* data = at<T>(own ? *own : c.rotate);
   check(cudaMemcpy(data, ref.input.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
   plan.backend().reset_timings();
   plan.execute_device(data, rows, plan.size(), c.stream);
@@ -235,20 +204,25 @@ Measurement measure(Context& c, const fastconv::WhtPlan<T>& plan, std::size_t ro
   std::vector<T> got(n);
   check(cudaMemcpy(got.data(), data, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
   report_check(what, relative_error(ref.expected, got), tolerance<T>());
-  const double ms = time_ms(c.stream, c.opt.reps, [&](int i) {
-    plan.execute_device(own ? data : c.rotate.as<T>(slot(bytes, i)), rows, plan.size(), c.stream);
-  });
+  const double ms = median_ms(
+      c.stream, c.opt.reps,
+      [&](int i) { plan.execute_device(own ? data : at<T>(c.rotate, slot(bytes, i)), rows, plan.size(), c.stream); },
+      2);
   return {ms, launches};
 }
 
 void measure_copy(Context& c) {
   const std::size_t bytes = std::size_t{1} << 30;
-  DeviceBuffer a(bytes), b(bytes);
-  check(cudaMemset(a.ptr, 1, bytes), "cudaMemset");
-  const double ms = time_ms(c.stream, c.opt.reps, [&](int i) {
-    check(cudaMemcpyAsync(i % 2 ? a.ptr : b.ptr, i % 2 ? b.ptr : a.ptr, bytes, cudaMemcpyDeviceToDevice, c.stream),
-          "cudaMemcpyAsync");
-  });
+  Bytes a(bytes), b(bytes);
+  check(cudaMemset(a.data(), 1, bytes), "cudaMemset");
+  const double ms = median_ms(
+      c.stream, c.opt.reps,
+      [&](int i) {
+        check(cudaMemcpyAsync(i % 2 ? a.data() : b.data(), i % 2 ? b.data() : a.data(), bytes,
+                              cudaMemcpyDeviceToDevice, c.stream),
+              "cudaMemcpyAsync");
+      },
+      2);
   c.copy_gbs = 2.0 * double(bytes) / (ms * 1e6);
   std::printf("Device-to-device copy of 1 GiB: %.3f ms, %.0f GB/s (bytes read + written): the bound's rate.\n\n", ms,
               c.copy_gbs);
@@ -328,26 +302,26 @@ void dyadic_table(Context& c) {
     if (k > c.opt.max_log2n) continue;
     const std::size_t n = std::size_t{1} << k, bytes = n * sizeof(float);
     const auto f = random_data<float>(n, 11), g = random_data<float>(n, 12);
-    DeviceBuffer df(bytes), dg(bytes), dout(bytes);
-    check(cudaMemcpy(df.ptr, f.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaMemcpy(dg.ptr, g.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    const fastconv::DeviceArray<const float> F{df.as<float>(), n}, G{dg.as<float>(), n};
-    const fastconv::DeviceArray<float> Out{dout.as<float>(), n};
+    bench::DeviceArray<float> df(n), dg(n), dout(n);
+    df.upload(f);
+    dg.upload(g);
+    const fastconv::DeviceArray<const float> F{df.data(), n}, G{dg.data(), n};
+    const fastconv::DeviceArray<float> Out{dout.data(), n};
     fastconv::convolve(F, G, Out, b, c.stream);
-    std::vector<float> got(n);
-    check(cudaMemcpy(got.data(), dout.ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    report_check("convolve 2^" + std::to_string(k), relative_error(fastconv::convolve(f, g, Backend::cpu()), got), 1e-5);
-    const double conv_ms = time_ms(c.stream, c.opt.reps, [&](int) { fastconv::convolve(F, G, Out, b, c.stream); });
+    report_check("convolve 2^" + std::to_string(k),
+                 relative_error(fastconv::convolve(f, g, Backend::cpu()), dout.download()), 1e-5);
+    const double conv_ms =
+        median_ms(c.stream, c.opt.reps, [&](int) { fastconv::convolve(F, G, Out, b, c.stream); }, 2);
     const double conv_bound = 9.0 * double(bytes) / (c.copy_gbs * 1e6);
     std::printf("| %d | convolve(f, g) | %.4f | %.4f | %.2f |\n", k, conv_ms, conv_bound, conv_ms / conv_bound);
 
     const fastconv::DyadicSystem<float> system(std::span<const float>(g), b);
     system.apply_device(F, Out, c.stream);
-    check(cudaMemcpy(got.data(), dout.ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     report_check("DyadicSystem 2^" + std::to_string(k),
-                 relative_error(fastconv::DyadicSystem<float>(std::span<const float>(g), Backend::cpu()).apply(f), got),
+                 relative_error(fastconv::DyadicSystem<float>(std::span<const float>(g), Backend::cpu()).apply(f),
+                                dout.download()),
                  1e-5);
-    const double sys_ms = time_ms(c.stream, c.opt.reps, [&](int) { system.apply_device(F, Out, c.stream); });
+    const double sys_ms = median_ms(c.stream, c.opt.reps, [&](int) { system.apply_device(F, Out, c.stream); }, 2);
     const double sys_bound = 6.0 * double(bytes) / (c.copy_gbs * 1e6);
     std::printf("| %d | DyadicSystem::apply | %.4f | %.4f | %.2f |\n", k, sys_ms, sys_bound, sys_ms / sys_bound);
     std::fflush(stdout);
@@ -362,12 +336,12 @@ int main(int argc, char** argv) {
   try {
     Backend::cuda("fast", opt.device);
   } catch (const fastconv::Error& e) {
+    if (e.code() == fastconv::ErrorCode::invalid_argument) usage(e.what());  // no such device
     std::fprintf(stderr, "fastconv_cuda_bench: %s\n", e.what());
     return 1;
   }
   try {
-    Context c{opt};
-    check(cudaStreamCreate(&c.stream), "cudaStreamCreate");
+    Context c(opt);
     int dev = std::stoi(opt.device), driver = 0, runtime = 0;
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
