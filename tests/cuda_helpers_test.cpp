@@ -231,7 +231,7 @@ void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc:
   shape.gc = p.gc;
   shape.lanes = p.lanes;
   const std::uint64_t tiles = data.size() >> (p.t + p.gc + plan.logv);
-  fc::cuda::RoundPlan rounds{shape.rounds(), middle, true};
+  fc::cuda::RoundPlan rounds{shape.rounds(), middle};
   const auto* source = reinterpret_cast<const Vec<In, V>*>(data.data());
   auto* target = reinterpret_cast<Vec<Out, V>*>(into.data());
   const std::uint64_t blocks = (tiles + (std::uint64_t{1} << tpg) - 1) >> tpg;
@@ -251,7 +251,7 @@ void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc:
     }
     for (int s = 0; s < rounds.steps(); ++s) {
       const auto st = rounds.step(s);
-      const bool staged = st.to_global && rounds.staged_store && tile[0].strided_store(shape.round_lo(st.k));
+      const bool staged = st.to_global && tile[0].strided_store(shape.round_lo(st.k));
       for (auto& t : tile)
         for (unsigned item = 0; item < shape.threads_per_tile(); ++item)
           t.template run<R>(st.k, item, st.from_global, st.to_global && !staged, st.middle);

@@ -255,7 +255,6 @@ class Engine {
     shape.gc = p.gc;
     shape.lanes = p.lanes;
     rounds.rounds = shape.rounds();
-    rounds.staged_store = true;
     const std::size_t words = rows << plan.log2n;
     const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);
     const int tpg = gpu::tiles_per_group(p, sizeof(Vec<W, V>), device_shape(), tiles);

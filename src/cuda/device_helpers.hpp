@@ -358,10 +358,6 @@ struct TileRound {
 struct RoundPlan {
   int rounds = 1;
   bool middle = false;
-  /// A first pass (rows side by side) whose last round works on row bits below 5: that round
-  /// leaves its results in shared memory and the tile is stored in order (TileRound::store_tile),
-  /// so that a warp stores 32 neighbouring vectors instead of 32 vectors 2^bits apart.
-  bool staged_store = false;
   /// Round `step` of the sequence: which round, and whether it reads/writes global memory.
   struct Step {
     int k;

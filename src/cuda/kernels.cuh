@@ -288,7 +288,9 @@ __global__ void fast_pass(const Vec<In, V>* source, Vec<Out, V>* target, PassSha
   tile.combine = combine;
   for (int i = 0; i < plan.steps(); ++i) {
     const RoundPlan::Step st = plan.step(i);
-    const bool staged = st.to_global && plan.staged_store && tile.strided_store(shape.round_lo(st.k));
+    // A last round that would store strided across the warp (TileRound::strided_store) leaves its
+    // results in shared memory, and the tile is stored in order after the barrier.
+    const bool staged = st.to_global && tile.strided_store(shape.round_lo(st.k));
     tile.template run<R>(st.k, item, st.from_global, st.to_global && !staged, st.middle);
     __syncthreads();
     if (staged) tile.store_tile(item, per_tile);
