@@ -184,20 +184,16 @@ void check(cudnnStatus_t s, const char* what) {
   if (s != CUDNN_STATUS_SUCCESS) throw CudnnError(s, what);
 }
 
-/// A cuDNN handle or descriptor that `Create` makes (throwing `what` on failure) and `Destroy` frees.
-template <class Handle, auto Create, auto Destroy>
-class Owned {
- public:
-  explicit Owned(const char* what) { check(Create(&handle_), what); }
-  ~Owned() { Destroy(handle_); }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  [[nodiscard]] Handle get() const noexcept { return handle_; }
+}  // namespace
 
- private:
-  Handle handle_ = nullptr;
+template <>
+struct bench::StatusCheck<cudnnStatus_t> {
+  static void check(cudnnStatus_t s, const char* what) { ::check(s, what); }
 };
 
+namespace {
+
+using bench::Owned;
 using CudnnHandle = Owned<cudnnHandle_t, cudnnCreate, cudnnDestroy>;
 using TensorDescriptor = Owned<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
 using FilterDescriptor = Owned<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
@@ -649,7 +645,7 @@ bool run(const Args& args) {
   std::fflush(stdout);
 
   const fastconv::Backend backend = fastconv::Backend::cuda({}, std::to_string(args.device));
-  const bench::Stream stream;
+  const bench::Stream stream("cudaStreamCreateWithFlags");
   const CudnnHandle handle("cudnnCreate");  // destroyed before the stream it runs on
   check(cudnnSetStream(handle.get(), stream.get()), "cudnnSetStream");
   warm_up_polyhankel(backend);

@@ -150,7 +150,7 @@ int min_passes(int log2n) { return (log2n + 14) / 15; }
 struct Context {
   explicit Context(Options o) : opt(std::move(o)) {}
   Options opt;
-  bench::Stream stream_owner;
+  bench::Stream stream_owner{"cudaStreamCreateWithFlags"};
   cudaStream_t stream = stream_owner.get();
   double copy_gbs = 0;  ///< measured device-to-device rate, bytes read + written per ns
   Bytes rotate{kRotateBytes};

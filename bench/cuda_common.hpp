@@ -1,5 +1,5 @@
 // Helpers shared by the CUDA benchmark programs (cuda_bench.cpp, conv2d_cudnn.cpp): CUDA runtime
-// errors as exceptions, an owned event and stream, arrays in device memory, and the median time
+// errors as exceptions, owned handles (events, streams), arrays in device memory, and the median time
 // of calls between two events.
 #pragma once
 
@@ -19,29 +19,35 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-class Event {
- public:
-  Event() { check(cudaEventCreateWithFlags(&event_, cudaEventDefault), "cudaEventCreateWithFlags"); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  [[nodiscard]] cudaEvent_t get() const noexcept { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
+/// How Owned checks the status its Create returns: `check(status, what)` for a status type (a
+/// program that owns handles of another library specialises it for that library's status).
+template <class Status>
+struct StatusCheck;
+template <>
+struct StatusCheck<cudaError_t> {
+  static void check(cudaError_t e, const char* what) { bench::check(e, what); }
 };
 
-class Stream {
+/// A handle that `Create` makes (throwing `what` on failure) and `Destroy` frees.
+template <class Handle, auto Create, auto Destroy>
+class Owned {
  public:
-  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
-  ~Stream() { cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  [[nodiscard]] cudaStream_t get() const noexcept { return stream_; }
+  explicit Owned(const char* what) { StatusCheck<decltype(Create(&handle_))>::check(Create(&handle_), what); }
+  ~Owned() { Destroy(handle_); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  [[nodiscard]] Handle get() const noexcept { return handle_; }
 
  private:
-  cudaStream_t stream_ = nullptr;
+  Handle handle_ = nullptr;
 };
+
+inline cudaError_t create_event(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+inline cudaError_t create_stream(cudaStream_t* stream) {
+  return cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking);
+}
+using Event = Owned<cudaEvent_t, create_event, cudaEventDestroy>;
+using Stream = Owned<cudaStream_t, create_stream, cudaStreamDestroy>;
 
 /// `count` elements of T in device memory, freed with the array.
 template <class T>
@@ -75,7 +81,7 @@ class DeviceArray {
 /// `warmups` untimed calls (lazy initialisation, caches).
 template <class Call>
 double median_ms(cudaStream_t stream, int reps, const Call& call, int warmups = 1) {
-  const Event start, stop;
+  const Event start("cudaEventCreateWithFlags"), stop("cudaEventCreateWithFlags");
   int i = 0;
   for (; i < warmups; ++i) call(i);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
