@@ -46,16 +46,19 @@ void textbook(V& x) {
       }
 }
 
-/// Geometries from tiny (many passes at n ≈ 10) to this CPU's own.
+/// Geometries from tiny (many passes at n ≈ 10) to this CPU's own; the last fields, an L1 of
+/// few ways that aliases at short strides, make the in-cache sweeps take radix 2 and 4.
 std::vector<Geometry> geometries() {
-  // {leaf, block, gather from}
+  // {leaf, block, gather from, L1 way bytes, L1 ways}
   return {Geometry{64, 256, 4096},  Geometry{64, 128, 1024},     Geometry{32, 64, 1 << 30},
-          Geometry{256, 1024, 8192}, Geometry{1024, 4096, 1 << 30}, Geometry::of_this_cpu()};
+          Geometry{256, 1024, 8192}, Geometry{1024, 4096, 1 << 30}, Geometry{64, 1024, 8192, 64, 2},
+          Geometry{256, 4096, 1 << 30, 256, 4}, Geometry::of_this_cpu()};
 }
 
 std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
   return std::string(isa.name) + " geometry {" + std::to_string(g.leaf_bytes) + ", " + std::to_string(g.block_bytes) +
-         ", " + std::to_string(g.gather_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         ", " + std::to_string(g.gather_bytes) + ", " + std::to_string(g.l1_way_bytes) + ", " +
+         std::to_string(g.l1_ways) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.

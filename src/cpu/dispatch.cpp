@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -107,12 +108,15 @@ const Geometry& Geometry::of_this_cpu() noexcept {
   static const Geometry g = [] {
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     const std::size_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+    const std::size_t l1_ways = cache_bytes(_SC_LEVEL1_DCACHE_ASSOC, 8);
     const std::size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 512 << 10);
 #else
-    const std::size_t l1 = 32 << 10, l2 = 512 << 10;
+    const std::size_t l1 = 32 << 10, l1_ways = 8, l2 = 512 << 10;
 #endif
     Geometry r{};
     r.leaf_bytes = std::clamp<std::size_t>(l1 / 2, 8 << 10, 64 << 10);
+    r.l1_ways = std::clamp<std::size_t>(std::bit_floor(l1_ways), 2, 64);
+    r.l1_way_bytes = std::max<std::size_t>(std::bit_floor(l1 / r.l1_ways), 64);
     r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 2 << 20);  // measured: all of L2 beats half
     // Sweeps across arrays of 512 MiB and more go through a buffer on AMD CPUs only. On the
     // AMD EPYC VM, direct sweeps over 8 streams 64 MiB apart thrashed (2.5× slower than one

@@ -25,6 +25,10 @@ struct Geometry {
   std::size_t leaf_bytes;   ///< a block transformed entirely in L1
   std::size_t block_bytes;   ///< a block transformed entirely in L2: where the recursion stops
   std::size_t gather_bytes;  ///< from this size on, sweeps across an array go through a buffer
+  /// L1's set-aliasing distance (its size over its ways): rows this far apart, or any multiple,
+  /// compete for one set of `l1_ways` lines.
+  std::size_t l1_way_bytes = 4096;
+  std::size_t l1_ways = 8;
   /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
   static const Geometry& of_this_cpu() noexcept;
 };

@@ -73,6 +73,8 @@ class Pipeline {
     const int block = std::max(bits_of(g.block_bytes), leaf_);
     block_words_ = std::size_t{1} << block;
     gather_bytes_ = g.gather_bytes;
+    l1_way_bytes_ = std::max<std::size_t>(g.l1_way_bytes, 1);
+    l1_ways_ = std::max<std::size_t>(g.l1_ways, 2);
     const std::size_t words = std::size_t{1} << n;
     const int want = threads > 0 ? threads : omp_get_max_threads();
     // A thread joins only for a share of at least a block (its L2): below that, moving the
@@ -105,17 +107,30 @@ class Pipeline {
     }
     int s = s0 == 0 ? Ops::first_sweep(x, m) : s0;
     while (s < m) {
-      const int k = chunk(m - s);
       const std::size_t h = std::size_t{1} << s, n = std::size_t{1} << m;
+      const int k = chunk(m - s, radix_for_rows(h));
       for (std::size_t base = 0; base < n; base += h << k) Ops::columns(x + base, h, k, 0, h);
       s += k;
     }
   }
 
-  /// How many of the `left` stages the next sweep takes: the radix, but never leaving a
-  /// lone stage behind when two balanced sweeps do the same work.
-  static int chunk(int left) {
-    const int r = Ops::kRadixLog2;
+  /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
+  /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
+  /// beyond its ways evict each other before the stores, which then miss. On the Xeon VM
+  /// (32 KiB, 8 ways) radix-8 sweeps instead of radix-16 ones at strides of 4 KiB and more
+  /// took 10–20 % off 2^17 … 2^21 floats, doubles and int32 (docs/benchmarks.md).
+  int radix_for_rows(std::size_t h) const {
+    const std::size_t stride = h * sizeof(W);
+    // The rows cycle through `sets` sets: one once the stride is a multiple of the way size.
+    const std::size_t sets = stride >= l1_way_bytes_ ? 1 : l1_way_bytes_ / stride;
+    int k = Ops::kRadixLog2;
+    while (k > 1 && (std::size_t{1} << k) > l1_ways_ * sets) --k;
+    return k;
+  }
+
+  /// How many of the `left` stages the next sweep of radix at most 2^r takes: the radix, but
+  /// never leaving a lone stage behind when two balanced sweeps do the same work.
+  static int chunk(int left, int r = Ops::kRadixLog2) {
     if (left <= r) return left;
     if (left == r + 1) return (left + 1) / 2;
     return r;
@@ -261,6 +276,7 @@ class Pipeline {
   W scale_;
   std::size_t block_words_ = 1;
   std::size_t gather_bytes_ = 0;
+  std::size_t l1_way_bytes_ = 4096, l1_ways_ = 8;
   int leaf_ = 0, lo_ = 0, team_ = 1;
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
