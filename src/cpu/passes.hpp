@@ -5,8 +5,9 @@
 // A transform of 2^n words runs depth first: the array is split at its top k ≤ radix bits
 // into 2^k parts, each part is transformed the same way, and then one sweep of radix-2^k
 // codelets does the top k stages across the parts (2^k streams, each read sequentially).
-// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes, about half of
-// L2), which are transformed in cache, L1-sized leaves first. Depth first, every part that
+// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size),
+// which are transformed in cache, L1-sized leaves first, then sweeps across the leaves whose
+// rows all fit one L1 set (radix_for_rows). Depth first, every part that
 // fits a cache level is finished there before the next one is touched: only the few top
 // sweeps stream the whole array from memory. (Breadth-first passes with strips gathered into
 // buffers need fewer sweeps on paper but touch a new page with every short row; measured
