@@ -119,7 +119,8 @@ class Pipeline {
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
   /// beyond its ways evict each other before the stores, which then miss. On the Xeon VM
   /// (32 KiB, 8 ways) radix-8 sweeps instead of radix-16 ones at strides of 4 KiB and more
-  /// took 10–20 % off 2^17 … 2^21 floats, doubles and int32 (docs/benchmarks.md).
+  /// took 2^18 floats from 0.211 to 0.152 ms and 2^20 from 1.02 to 0.853 ms; 2–28 % off
+  /// floats and doubles at 2^16 … 2^21 (docs/benchmarks.md).
   int radix_for_rows(std::size_t h) const {
     const std::size_t stride = h * sizeof(W);
     // The rows cycle through `sets` sets: one once the stride is a multiple of the way size.
@@ -277,7 +278,7 @@ class Pipeline {
   W scale_;
   std::size_t block_words_ = 1;
   std::size_t gather_bytes_ = 0;
-  std::size_t l1_way_bytes_ = 4096, l1_ways_ = 8;
+  std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int leaf_ = 0, lo_ = 0, team_ = 1;
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
