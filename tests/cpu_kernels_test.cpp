@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
-#include <string>
 #include <new>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/isa.hpp"
@@ -94,6 +96,45 @@ void check_wht(const IsaKernels& isa) {
       }
 }
 
+/// wht_bounded: the transform when every |x| < 2^limit; otherwise false with the input as
+/// it was, wherever the offending word sits — first, in the middle or last, which makes every
+/// part before it be transformed and then undone.
+template <class W>
+void check_wht_bounded(const IsaKernels& isa) {
+  using S = std::make_signed_t<W>;
+  std::mt19937_64 rng(13);
+  const auto& k = isa.of<W>();
+  ASSERT_NE(k.wht_bounded, nullptr) << isa.name;
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 14; ++n)
+      for (int threads : {1, 2, 3})
+        for (int limit : {4, std::numeric_limits<S>::digits - n}) {
+          const std::size_t size = std::size_t{1} << n;
+          auto x = small_integers<W>(size, rng);  // |x| ≤ 8 < 2^limit
+          x[size - 1] = static_cast<W>(S{-1} * ((S{1} << limit) - 1));  // the largest that fits
+          auto want = x;
+          textbook(want);
+          auto got = x;
+          ASSERT_TRUE(k.wht_bounded(got.data(), got.data(), n, threads, limit, g)) << where(isa, g, n, threads);
+          ASSERT_TRUE(got == want) << "in place, limit " << limit << ", " << where(isa, g, n, threads);
+          Vec<W> out(size);
+          ASSERT_TRUE(k.wht_bounded(x.data(), out.data(), n, threads, limit, g)) << where(isa, g, n, threads);
+          ASSERT_TRUE(out == want) << "out of place, limit " << limit << ", " << where(isa, g, n, threads);
+          for (std::size_t at : {std::size_t{0}, size / 2, size - 1})
+            for (S sign : {S{1}, S{-1}}) {
+              auto bad = x;
+              bad[at] = static_cast<W>(sign * (S{1} << limit));  // |x| = 2^limit: one too many
+              auto in_place = bad;
+              ASSERT_FALSE(k.wht_bounded(in_place.data(), in_place.data(), n, threads, limit, g))
+                  << "at " << at << ", limit " << limit << ", " << where(isa, g, n, threads);
+              ASSERT_TRUE(in_place == bad) << "not restored: at " << at << ", limit " << limit << ", "
+                                           << where(isa, g, n, threads);
+              ASSERT_FALSE(k.wht_bounded(bad.data(), out.data(), n, threads, limit, g))
+                  << "out of place, at " << at << ", " << where(isa, g, n, threads);
+            }
+        }
+}
+
 template <class W>
 void check_dyadic(const IsaKernels& isa) {
   std::mt19937_64 rng(12);
@@ -146,6 +187,13 @@ TEST(CpuKernels, WhtMatchesTextbookOnEveryPath) {
     check_wht<std::uint32_t>(*isa);
     check_wht<std::uint64_t>(*isa);
     check_wht<u128>(*isa);
+  }
+}
+
+TEST(CpuKernels, BoundedWhtTransformsOrLeavesTheInputOnEveryPath) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht_bounded<std::uint32_t>(*isa);
+    check_wht_bounded<std::uint64_t>(*isa);
   }
 }
 

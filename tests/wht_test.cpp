@@ -147,12 +147,42 @@ TEST(WhtInteger, LargeInputsWhoseResultsFitAreExact) {
 
 TEST(WhtInteger, OverflowInABatchNamesTheRow) {
   std::vector<std::int32_t> x = {1, 2, 3, 4, 1 << 30, 1 << 30, 0, 0};
+  const auto copy = x;
   try {
     fastconv::wht(x, 2, 4, 4);
     FAIL();
   } catch (const fastconv::Error& e) {
     EXPECT_NE(std::string(e.what()).find("of row 1"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(x, copy);  // row 0, transformed in the ring before row 1 failed its check, is restored
+}
+
+// The cpu backend checks |x| < 2^(bits − n) as it first reads each block (or row) and undoes
+// what it did when one fails. A word just over that bound — first, in the middle or last,
+// in the first or last row — sends the batch to the wide ring: results must still be the
+// reference's, in every order, for arrays of one block and of many.
+template <class T>
+void expect_one_large_word_is_exact(int n, std::size_t rows, Order order) {
+  const std::size_t size = std::size_t{1} << n;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(n) * 7 + rows);
+  const auto base = oracle::random_vector<T>(rows * size, rng, -1000, 1000);
+  const T large = T{1} << (std::numeric_limits<T>::digits - n);  // results still fit T
+  for (std::size_t at : {std::size_t{0}, size / 2, rows * size - 1}) {
+    auto x = base;
+    x[at] = (at % 2 == 0) ? large : static_cast<T>(-large);
+    auto want = x;
+    WhtPlan<T>(n, {order, Normalization::none}, Backend::reference()).execute(want, rows, size);
+    WhtPlan<T>(n, {order, Normalization::none}, Backend::cpu()).execute(x, rows, size);
+    ASSERT_EQ(x, want) << "n=" << n << " rows=" << rows << " at=" << at << " order=" << int(order);
+  }
+}
+
+TEST(WhtInteger, OneWordBeyondTheRingsBoundIsExactInEveryOrder) {
+  for (Order order : {Order::hadamard, Order::paley, Order::sequency})
+    for (auto [n, rows] : {std::pair{3, 1}, {10, 3}, {14, 4}, {18, 1}, {19, 2}}) {
+      expect_one_large_word_is_exact<std::int32_t>(n, rows, order);
+      expect_one_large_word_is_exact<std::int64_t>(n, rows, order);
+    }
 }
 
 // The cpu backend on every instruction set this CPU has, against the reference backend.

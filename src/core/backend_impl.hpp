@@ -69,6 +69,15 @@ class WhtKernel {
   /// default stream) and complete when it returns. Default: an unsupported Error, for kernels
   /// that compute on host memory.
   virtual void execute_device(void* data, std::size_t rows, std::size_t stride, double scale, void* stream) const;
+  /// What execute_bounded did.
+  enum class Bounded { unsupported, done, exceeded };
+  /// Integer rings: execute() if every input word, read as signed, has magnitude below
+  /// 2^limit_log2, checked as the transform first reads the data; `exceeded`, with every row
+  /// as it was, if not. Default: `unsupported` (the front end scans the data first).
+  virtual Bounded execute_bounded(void* /*data*/, std::size_t /*rows*/, std::size_t /*stride*/,
+                                  int /*limit_log2*/) const {
+    return Bounded::unsupported;
+  }
 };
 
 /// A transformed operand of a dyadic convolution, kept where the backend computes

@@ -122,13 +122,22 @@ struct WhtPlan<T>::Impl {
   /// (A template so that explicit instantiations for the floating-point types never instantiate it.)
   template <std::integral U>
   void run_exact(U* data, std::size_t rows, std::size_t stride) const {
-    std::uint64_t bound = 0;
-    for (std::size_t r = 0; r < rows; ++r)
-      bound = std::max(bound, detail::magnitude_bound(std::span<const U>(data + r * stride, size())));
     const int bits = std::numeric_limits<T>::digits;  // 31 or 63
-    if (options.normalization == Normalization::none && detail::below_power_of_two(bound, log2n, bits)) {
-      kernel->execute(data, rows, stride, 1.0);
-      return;
+    if (options.normalization == Normalization::none) {
+      // Every |x| < 2^(bits − n) keeps every result in T. Kernels that can check this as they
+      // first read the data do (cpu: no separate pass over the array); the others get a scan.
+      using Bounded = detail::WhtKernel::Bounded;
+      const Bounded bounded = kernel->execute_bounded(data, rows, stride, std::max(0, bits - log2n));
+      if (bounded == Bounded::done) return;
+      if (bounded == Bounded::unsupported) {
+        std::uint64_t bound = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+          bound = std::max(bound, detail::magnitude_bound(std::span<const U>(data + r * stride, size())));
+        if (detail::below_power_of_two(bound, log2n, bits)) {
+          kernel->execute(data, rows, stride, 1.0);
+          return;
+        }
+      }
     }
     if (uses_wide64()) {
       run_wide<std::uint64_t>(data, rows, stride);

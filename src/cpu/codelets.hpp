@@ -16,6 +16,9 @@
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
 //                       j0 … j1−1: 2^k vectors loaded, transformed in registers and stored
+//   below(x, count, limit)
+//                       integer words: whether every x[i], read as a signed word, has
+//                       |x[i]| < 2^limit (limit below the word's width)
 //
 // Every codelet performs exactly the butterflies of the radix-2 network, in the same stage
 // order, so float results are bitwise identical to the textbook loop's.
@@ -90,6 +93,16 @@ struct ScalarOps {
 
   static void copy(W* __restrict dst, const W* __restrict src, std::size_t count) {
     for (std::size_t k = 0; k < count; ++k) dst[k] = src[k];
+  }
+
+  static bool below(const W* x, std::size_t count, int limit) {
+    using S = std::make_signed_t<W>;
+    W magnitudes = 0;  // OR of |x[i]|: below 2^limit exactly when every one is
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto v = static_cast<S>(x[k]);
+      magnitudes |= v < 0 ? static_cast<W>(W(0) - static_cast<W>(v)) : static_cast<W>(v);
+    }
+    return (magnitudes >> limit) == 0;
   }
 
   static void columns(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
@@ -233,6 +246,27 @@ struct SimdOps {
       hn::StoreU(e, d, dst + k + 3 * kLanes);
     }
     for (; k < count; ++k) dst[k] = src[k];
+  }
+
+  /// Integer words: whether |x[i]| < 2^limit for every x[i] read as a signed word (OR of the
+  /// magnitudes, in four accumulators so that the ORs do not wait on each other).
+  static bool below(const T* HWY_RESTRICT x, std::size_t count, int limit) {
+    static_assert(!kFloat, "a magnitude bound is for integer words");
+    const D d;
+    const hn::RebindToSigned<D> di;
+    auto magnitude = [&](std::size_t k) { return hn::BitCast(d, hn::Abs(hn::BitCast(di, hn::LoadU(d, x + k)))); };
+    V a = hn::Zero(d), b = a, c = a, e = a;
+    std::size_t k = 0;
+    for (; k + 4 * kLanes <= count; k += 4 * kLanes) {
+      a = hn::Or(a, magnitude(k));
+      b = hn::Or(b, magnitude(k + kLanes));
+      c = hn::Or(c, magnitude(k + 2 * kLanes));
+      e = hn::Or(e, magnitude(k + 3 * kLanes));
+    }
+    for (; k + kLanes <= count; k += kLanes) a = hn::Or(a, magnitude(k));
+    const V all = hn::Or(hn::Or(a, b), hn::Or(c, e));
+    return hn::AllTrue(d, hn::Eq(hn::ShiftRightSame(all, limit), hn::Zero(d))) &&
+           ScalarOps<T>::below(x + k, count - k, limit);
   }
 
   /// Stages s … s+k−1 on columns [j0, j1) of 2^k rows h words apart (x = the first row).

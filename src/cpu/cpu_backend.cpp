@@ -2,7 +2,10 @@
 // output order and the fused dyadic convolution engine.
 #include <omp.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -126,6 +129,67 @@ class CpuWht final : public detail::WhtKernel {
   /// Natural order in place; Paley: transform into the scratch, bit-reverse back into the
   /// row (no copy pass); sequency: in place, then bit reversal into the scratch and the Gray
   /// permutation back.
+  Bounded execute_bounded(void* data, std::size_t rows, std::size_t stride, int limit_log2) const override {
+    if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>) {
+      W* base = static_cast<W*>(data);
+      const auto n_rows = static_cast<std::ptrdiff_t>(rows);
+      const std::size_t size = std::size_t{1} << log2n_;
+      std::vector<char> done(rows, 0);
+      std::atomic<bool> exceeded{false};
+      auto row_task = [&](std::ptrdiff_t r, int threads, const WordBuffer<W>* scratch) {
+        if (exceeded.load(std::memory_order_relaxed)) return;
+        if (transform_row_bounded(base + r * stride, threads, limit_log2, scratch)) done[r] = 1;
+        else exceeded.store(true, std::memory_order_relaxed);
+      };
+      if (rows > 1 && log2n_ <= kRowParallelLog2) {
+        const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
+#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 15))
+        {
+          const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+#pragma omp for schedule(static)
+          for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, 1, scratch.get());
+        }
+      } else {
+        const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+        for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, threads_, scratch.get());
+      }
+      if (!exceeded.load()) return Bounded::done;
+      // Restore the rows already transformed. Their inputs were below 2^limit_log2 ≤ 2^(bits−n)
+      // in magnitude; every order's matrix is symmetric with W·W = 2^n·I, so transforming
+      // again gives 2^n·x exactly in the ring, and an arithmetic shift gives x back.
+      using S = std::make_signed_t<W>;
+      const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+      for (std::ptrdiff_t r = 0; r < n_rows; ++r) {
+        if (done[r] == 0) continue;
+        W* row = base + r * stride;
+        transform_row(row, threads_, 1.0, scratch.get());
+        for (std::size_t k = 0; k < size; ++k) row[k] = static_cast<W>(static_cast<S>(row[k]) >> log2n_);
+      }
+      return Bounded::exceeded;
+    } else {
+      return Bounded::unsupported;
+    }
+  }
+
+  /// transform_row with the kernel's bound check: false, and the row as it was, if it fails.
+  bool transform_row_bounded(W* row, int threads, int limit, const WordBuffer<W>* scratch) const {
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    const Geometry& g = Geometry::of_this_cpu();
+    switch (order_) {
+      case Order::hadamard: return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
+      case Order::paley:
+        if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
+        bit_reverse_permute(scratch->data(), row, log2n_, team);
+        return true;
+      case Order::sequency:
+        if (!kernels_.wht_bounded(row, row, log2n_, threads, limit, g)) return false;
+        bit_reverse_permute(row, scratch->data(), log2n_, team);
+        gray_permute(scratch->data(), row, log2n_, team);
+        return true;
+    }
+    return false;
+  }
+
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     const int team = threads > 0 ? threads : omp_get_max_threads();
     switch (order_) {

@@ -2,6 +2,7 @@
 // with FASTCONV_ISA naming it and the matching -m flags (src/CMakeLists.txt); Highway's static
 // target is then the widest vector unit those flags enable.
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/isa.hpp"
 #include "cpu/passes.hpp"
@@ -21,7 +22,10 @@ namespace {
 
 template <class W>
 constexpr WordKernels<W> kernels_of() {
-  return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic};
+  if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>)
+    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::wht_bounded};
+  else
+    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic};
 }
 
 }  // namespace

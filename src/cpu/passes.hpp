@@ -29,8 +29,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <new>
+#include <type_traits>
 
 #include "cpu/codelets.hpp"
 
@@ -55,6 +57,17 @@ class Pipeline {
   /// out ← scale · W·in (in may equal out).
   static void wht(const W* in, W* out, int log2n, int threads, double scale, const Geometry& g) {
     Pipeline(in, out, log2n, threads, g, Middle<W>{}, factor_of(scale)).run();
+  }
+
+  /// Integer words: out ← W·in if every in[i], read as a signed word, has |in[i]| < 2^limit;
+  /// otherwise false, with in and out as they were (out's words may have changed when it is
+  /// not in). The check rides on the walk: each block is checked as it is first read, so it
+  /// is in cache for its transform, and a block that fails undoes the parts done before it.
+  static bool wht_bounded(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) {
+    Pipeline p(in, out, log2n, threads, g, Middle<W>{}, W(1));
+    // Undoing needs 2^log2n·|x| < 2^(bits of the signed word): the limit a fitting result implies.
+    p.limit_ = std::clamp(limit, 0, std::max(0, std::numeric_limits<std::make_signed_t<W>>::digits - log2n));
+    return p.run_bounded();
   }
 
   /// out ← scale · W(op(W·in, S)), S of 2^spectrum_log2n words standing for its zero-padded
@@ -155,10 +168,75 @@ class Pipeline {
       scale_words(x_, words);
       return;
     }
-    if ((sizeof(W) << n_) >= gather_bytes_)
-      buffers_.reset(new (std::align_val_t{64}) W[buffer_words() * static_cast<std::size_t>(team_)]);
+    allocate_buffers();
 #pragma omp parallel num_threads(team_) if (team_ > 1)
     team_transform(in_, x_, n_, true);
+  }
+
+  /// The gathered sweeps' buffers, one per thread, for arrays that take them.
+  void allocate_buffers() {
+    if ((sizeof(W) << n_) >= gather_bytes_)
+      buffers_.reset(new (std::align_val_t{64}) W[buffer_words() * static_cast<std::size_t>(team_)]);
+  }
+
+  bool run_bounded() {
+    const std::size_t words = std::size_t{1} << n_;
+    if (team_ > 1) {  // the team checks its shares first, then transforms as usual
+      const auto team = static_cast<std::size_t>(team_);
+      bool fits = true;
+#pragma omp parallel for num_threads(team_) schedule(static) reduction(&& : fits)
+      for (std::size_t t = 0; t < team; ++t)
+        fits = Ops::below(in_ + t * words / team, (t + 1) * words / team - t * words / team, limit_);
+      if (!fits) return false;
+      run();
+      return true;
+    }
+    allocate_buffers();
+    return forward_bounded(in_, x_, n_);
+  }
+
+  /// forward(), each block checked against the limit before it is transformed. On a block that
+  /// fails: false, and (in place) the parts before it are restored.
+  bool forward_bounded(const W* src, W* x, int m) const {
+    const std::size_t words = std::size_t{1} << m;
+    if (m <= lo_) {  // leaf by leaf: each checked as it comes into L1, then transformed there
+      const int leaf = std::min(m, leaf_);
+      const std::size_t leaf_words = std::size_t{1} << leaf;
+      for (std::size_t i = 0; i < words; i += leaf_words) {
+        if (!Ops::below(src + i, leaf_words, limit_)) {
+          if (src == x) undo(x, i >> leaf, leaf);
+          return false;
+        }
+        if (src != x) Ops::copy(x + i, src + i, leaf_words);
+        stages(x + i, leaf, 0);
+      }
+      stages(x, m, leaf);
+      return true;
+    }
+    const Split sp = split(m);
+    const int sub = m - sp.k;
+    const std::size_t part = std::size_t{1} << sub;
+    for (std::size_t i = 0; i < (std::size_t{1} << sp.k); ++i)
+      if (!forward_bounded(src + i * part, x + i * part, sub)) {
+        if (src == x) undo(x, i, sub);
+        return false;
+      }
+    const std::size_t cols = sp.gather ? chunk_columns(part, sp) : part;
+    for (std::size_t j0 = 0; j0 < part; j0 += cols) sweep(x, part, sp, j0, cols, false, false);
+    return true;
+  }
+
+  /// Restores the first `parts` parts of 2^sub words, each transformed from values below
+  /// 2^limit_: a second transform gives 2^sub times the values exactly (W·W = 2^sub·I in the
+  /// ring, and 2^sub·2^limit_ fits the signed word), and an arithmetic shift divides it out.
+  void undo(W* x, std::size_t parts, int sub) const {
+    using S = std::make_signed_t<W>;
+    const std::size_t part = std::size_t{1} << sub;
+    for (std::size_t i = 0; i < parts; ++i) {
+      W* p = x + i * part;
+      forward(p, p, sub);
+      for (std::size_t k = 0; k < part; ++k) p[k] = static_cast<W>(static_cast<S>(p[k]) >> sub);
+    }
   }
 
   /// How a level of 2^m words splits: its top k bits, swept directly (k ≤ the radix: 2^k
@@ -280,6 +358,7 @@ class Pipeline {
   std::size_t gather_bytes_ = 0;
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int leaf_ = 0, lo_ = 0, team_ = 1;
+  int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
   };
