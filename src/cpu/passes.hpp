@@ -19,6 +19,12 @@
 // multiplies it by the spectrum and transforms it back while it is in cache, and the parts
 // are transformed again. The scale of a normalised transform is applied by the top sweep.
 //
+// Exact integer transforms run in the word's own ring only if no result can overflow: every
+// input below 2^(bits − n) in magnitude. wht_bounded checks that as each L1 leaf is first
+// read, so the check costs no pass of its own; a leaf that fails undoes, exactly, what was
+// done before it (W·W = 2^m·I: transform again, shift right by m) and the front end takes a
+// wider ring.
+//
 // Parallelism: one OpenMP team per call; the parts of the top level are shared out (or, if
 // there are fewer parts than threads, the level below), and the top sweep is split by
 // column chunks.
