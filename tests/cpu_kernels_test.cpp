@@ -111,7 +111,7 @@ void check_wht_bounded(const IsaKernels& isa) {
         for (int limit : {4, std::numeric_limits<S>::digits - n}) {
           const std::size_t size = std::size_t{1} << n;
           auto x = small_integers<W>(size, rng);  // |x| ≤ 8 < 2^limit
-          x[size - 1] = static_cast<W>(S{-1} * ((S{1} << limit) - 1));  // the largest that fits
+          x[size - 1] = W(0) - ((W{1} << limit) - 1);  // −(2^limit − 1): the largest that fits
           auto want = x;
           textbook(want);
           auto got = x;
@@ -121,9 +121,9 @@ void check_wht_bounded(const IsaKernels& isa) {
           ASSERT_TRUE(k.wht_bounded(x.data(), out.data(), n, threads, limit, g)) << where(isa, g, n, threads);
           ASSERT_TRUE(out == want) << "out of place, limit " << limit << ", " << where(isa, g, n, threads);
           for (std::size_t at : {std::size_t{0}, size / 2, size - 1})
-            for (S sign : {S{1}, S{-1}}) {
+            for (bool negative : {false, true}) {
               auto bad = x;
-              bad[at] = static_cast<W>(sign * (S{1} << limit));  // |x| = 2^limit: one too many
+              bad[at] = negative ? W(0) - (W{1} << limit) : W{1} << limit;  // |x| = 2^limit: one too many
               auto in_place = bad;
               ASSERT_FALSE(k.wht_bounded(in_place.data(), in_place.data(), n, threads, limit, g))
                   << "at " << at << ", limit " << limit << ", " << where(isa, g, n, threads);
