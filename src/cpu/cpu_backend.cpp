@@ -5,11 +5,11 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <type_traits>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -126,9 +126,6 @@ class CpuWht final : public detail::WhtKernel {
     return order_ == Order::hadamard ? nullptr : std::make_unique<WordBuffer<W>>(size);
   }
 
-  /// Natural order in place; Paley: transform into the scratch, bit-reverse back into the
-  /// row (no copy pass); sequency: in place, then bit reversal into the scratch and the Gray
-  /// permutation back.
   Bounded execute_bounded(void* data, std::size_t rows, std::size_t stride, int limit_log2) const override {
     if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>) {
       W* base = static_cast<W*>(data);
@@ -190,6 +187,9 @@ class CpuWht final : public detail::WhtKernel {
     return false;
   }
 
+  /// Natural order in place; Paley: transform into the scratch, bit-reverse back into the
+  /// row (no copy pass); sequency: in place, then bit reversal into the scratch and the Gray
+  /// permutation back.
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     const int team = threads > 0 ? threads : omp_get_max_threads();
     switch (order_) {

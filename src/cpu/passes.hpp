@@ -67,8 +67,8 @@ class Pipeline {
 
   /// Integer words: out ← W·in if every in[i], read as a signed word, has |in[i]| < 2^limit;
   /// otherwise false, with in and out as they were (out's words may have changed when it is
-  /// not in). The check rides on the walk: each block is checked as it is first read, so it
-  /// is in cache for its transform, and a block that fails undoes the parts done before it.
+  /// not in). The check rides on the walk: each L1 leaf is checked as it is first read, so it
+  /// is in L1 for its transform, and a leaf that fails undoes the parts done before it.
   static bool wht_bounded(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) {
     Pipeline p(in, out, log2n, threads, g, Middle<W>{}, W(1));
     // Undoing needs 2^log2n·|x| < 2^(bits of the signed word): the limit a fitting result implies.
@@ -201,7 +201,7 @@ class Pipeline {
     return forward_bounded(in_, x_, n_);
   }
 
-  /// forward(), each block checked against the limit before it is transformed. On a block that
+  /// forward(), each L1 leaf checked against the limit before it is transformed. On a leaf that
   /// fails: false, and (in place) the parts before it are restored.
   bool forward_bounded(const W* src, W* x, int m) const {
     const std::size_t words = std::size_t{1} << m;
