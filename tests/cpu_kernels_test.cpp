@@ -57,10 +57,18 @@ std::vector<Geometry> geometries() {
           Geometry{256, 4096, 1 << 30, 256, 4}, Geometry::of_this_cpu()};
 }
 
+/// Teams whose threads share an array smaller than one block (min_share_bytes 0, as on AMD
+/// CPUs): every thread's part is transformed in one piece and the top sweep split by columns.
+/// Such teams form from 2^15 words on (kMinWordsPerThread), above the sizes the other
+/// geometries are tested at.
+std::vector<Geometry> small_share_geometries() {
+  return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0}, Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0}};
+}
+
 std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
   return std::string(isa.name) + " geometry {" + std::to_string(g.leaf_bytes) + ", " + std::to_string(g.block_bytes) +
          ", " + std::to_string(g.gather_bytes) + ", " + std::to_string(g.l1_way_bytes) + ", " +
-         std::to_string(g.l1_ways) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.
@@ -73,11 +81,11 @@ Vec<W> small_integers(std::size_t size, std::mt19937_64& rng) {
 }
 
 template <class W>
-void check_wht(const IsaKernels& isa) {
+void check_wht(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0, int n_max = 14) {
   std::mt19937_64 rng(11);
   const auto& k = isa.of<W>();
-  for (const Geometry& g : geometries())
-    for (int n = 0; n <= 14; ++n)
+  for (const Geometry& g : gs)
+    for (int n = n_min; n <= n_max; ++n)
       for (int threads : {1, 2, 3, 5}) {
         const auto x = small_integers<W>(std::size_t{1} << n, rng);
         auto want = x;
@@ -136,14 +144,14 @@ void check_wht_bounded(const IsaKernels& isa) {
 }
 
 template <class W>
-void check_dyadic(const IsaKernels& isa) {
+void check_dyadic(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0, int n_max = 13) {
   std::mt19937_64 rng(12);
   const auto& k = isa.of<W>();
   const std::vector<DyadicOp> ops = std::is_floating_point_v<W>
                                         ? std::vector{DyadicOp::multiply, DyadicOp::square, DyadicOp::divide}
                                         : std::vector{DyadicOp::multiply, DyadicOp::square};
-  for (const Geometry& g : geometries())
-    for (int n = 0; n <= 13; ++n)
+  for (const Geometry& g : gs)
+    for (int n = n_min; n <= n_max; ++n)
       for (int m : {0, n / 2, n})  // spectra of the operand's own size and of shorter ones
         for (DyadicOp op : ops)
           for (int threads : {1, 2}) {
@@ -204,6 +212,17 @@ TEST(CpuKernels, FusedDyadicMatchesTextbookOnEveryPath) {
     check_dyadic<std::uint32_t>(*isa);
     check_dyadic<std::uint64_t>(*isa);
     check_dyadic<u128>(*isa);
+  }
+}
+
+TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa, small_share_geometries(), 15, 17);
+    check_wht<double>(*isa, small_share_geometries(), 15, 17);
+    check_wht<std::uint32_t>(*isa, small_share_geometries(), 15, 16);
+    check_wht<std::uint64_t>(*isa, small_share_geometries(), 15, 16);
+    check_dyadic<float>(*isa, small_share_geometries(), 15, 16);
+    check_dyadic<std::uint64_t>(*isa, small_share_geometries(), 15, 15);
   }
 }
 

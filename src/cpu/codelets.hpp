@@ -133,15 +133,30 @@ struct SimdOps {
   static constexpr int kRadixLog2 = kTargetRadixLog2;
   static constexpr bool kFloat = std::is_floating_point_v<T>;
 
-  /// a, b ← a + b, a − b. (Issuing half of them as FMAs b·1 ± a, to use the FMA ports too,
-  /// measured 10–30 % slower on AMD Zen: docs/benchmarks.md.)
+  /// a, b ← a + b, a − b.
   static HWY_INLINE void butterfly(V& a, V& b) {
     const V s = hn::Add(a, b);
     b = hn::Sub(a, b);
     a = s;
   }
 
+  /// The same butterfly on the FMA units: a, b ← b·1 + a, −(b·1) + a (exact: b·1 is b).
+  static HWY_INLINE void butterfly_on_fma(V& a, V& b) {
+    const V one = hn::Set(D(), T(1));
+    const V s = hn::MulAdd(b, one, a);
+    b = hn::NegMulAdd(b, one, a);
+    a = s;
+  }
+
   /// All log2 R stages over R vectors held in registers, vector r belonging to row r.
+  ///
+  /// Radix 16 (AVX-512 and the other 32-register targets), floating point: every other
+  /// butterfly runs on the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two
+  /// others, and four adds per vector kept the two adders the limit of these sweeps: 2–7 %
+  /// off 2^12 … 2^21 floats and doubles in cache (docs/benchmarks.md). At radix 8 and below
+  /// the stores are the limit and the longer FMA latency only cost. (On Intel's AVX-512
+  /// cores adds and FMAs share their ports at the same latency, which changes nothing; on
+  /// Zen 2/3 with AVX2, where radix 8 is the most, it measured slower.)
   template <int kR, int kT = 1>
   static HWY_INLINE void radix_in_registers(V* v) {
     if constexpr (kT < kR) {
@@ -149,6 +164,12 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
+        if constexpr (kFloat && kR >= 16) {
+          if (p % 2 == 1) {
+            butterfly_on_fma(v[q], v[q + kT]);
+            continue;
+          }
+        }
         butterfly(v[q], v[q + kT]);
       }
       radix_in_registers<kR, 2 * kT>(v);
@@ -273,14 +294,28 @@ struct SimdOps {
   template <int kR>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1) {
     const D d;
-    for (std::size_t j = j0; j < j1; j += kLanes) {
+    // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
+    // of four loop invariants: every address is then a base, an invariant and a scale the
+    // addressing modes take for free. (Written as x + j + r·h, GCC kept one induction
+    // variable per row, spilled half of 16 of them, and the radix-16 sweep ran 20–25 %
+    // slower on AMD Zen 4.)
+    const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
+    for (T* p = x + j0; p < x + j1; p += kLanes) {
+      T* const q = p + 8 * h;
       V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, x + j + r * h);
+      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
       radix_in_registers<kR>(v);
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + j + r * h);
+      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
     }
+  }
+
+  static HWY_INLINE T* row_of(T* p, T* q, const std::size_t* odd_h, int r) {
+    const int low = r & 7;
+    if (low == 0) return r < 8 ? p : q;
+    const int shift = std::countr_zero(static_cast<unsigned>(low));
+    return (r < 8 ? p : q) + (odd_h[low >> (shift + 1)] << shift);
   }
 
   /// k ≤ kRadixLog2 stages across 2^k rows h words apart, on their columns [j0, j1)

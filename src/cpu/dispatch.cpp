@@ -125,6 +125,11 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // 566–629 ms direct against 791–873 ms buffered, 2^28 doubles 1119–1238 against
     // 1781–1815 ms (docs/benchmarks.md).
     r.gather_bytes = is_amd() ? std::size_t{512} << 20 : std::numeric_limits<std::size_t>::max();
+    // A second thread for arrays smaller than two blocks on AMD CPUs only. On the AMD EPYC
+    // Zen 4 VM two threads took 2^16, 2^17 and 2^18 floats in 0.62, 0.75 and 0.58 of one
+    // thread's time, the other core pulling its half from the caller's L2; on the Intel Xeon
+    // VM, 1.1–1.7× one thread's time at 2^15 … 2^18 (docs/benchmarks.md).
+    r.min_share_bytes = is_amd() ? 0 : r.block_bytes;
     return r;
   }();
   return g;

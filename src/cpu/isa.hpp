@@ -29,6 +29,9 @@ struct Geometry {
   /// compete for one set of `l1_ways` lines.
   std::size_t l1_way_bytes = 4096;
   std::size_t l1_ways = 8;
+  /// A second thread joins a transform only for a share of at least this many bytes (and
+  /// never for less than passes.hpp's kMinWordsPerThread words).
+  std::size_t min_share_bytes = 0;
   /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
   static const Geometry& of_this_cpu() noexcept;
 };

@@ -97,11 +97,11 @@ class Pipeline {
     l1_ways_ = std::max<std::size_t>(g.l1_ways, 2);
     const std::size_t words = std::size_t{1} << n;
     const int want = threads > 0 ? threads : omp_get_max_threads();
-    // A thread joins only for a share of at least a block (its L2): below that, moving the
-    // share from the caller's cache to the thread's core and back costs more than the thread
-    // saves (Xeon VM, 2 threads against 1: 0.6–0.9× at 2^15 … 2^18 floats, 1.2–1.4× at 2^19;
-    // docs/benchmarks.md).
-    const std::size_t share = std::max(kMinWordsPerThread, block_words_);
+    // A thread joins only for a share of at least kMinWordsPerThread words and the
+    // Geometry's minimum: a block on CPUs where moving a smaller share from the caller's
+    // cache to the thread's core and back costs more than the thread saves
+    // (Geometry::of_this_cpu).
+    const std::size_t share = std::max(kMinWordsPerThread, g.min_share_bytes / sizeof(W));
     team_ = static_cast<int>(std::clamp<std::size_t>(words / share, 1, static_cast<std::size_t>(want)));
     // Low bits: one block, or fewer bits so that every thread gets a block.
     lo_ = std::min(block, n - static_cast<int>(std::bit_width(static_cast<unsigned>(team_ - 1))));
