@@ -245,8 +245,11 @@ class Pipeline {
     }
   }
 
-  /// How a level of 2^m words splits: its top k bits, swept directly (k ≤ the radix: 2^k
-  /// streams) or, for arrays of gather_bytes or more, through a buffer (k ≤ kGatherBits).
+  /// How a level of 2^m words splits: its top k bits, swept directly or, for arrays of
+  /// gather_bytes or more, through a buffer (k ≤ kGatherBits). A direct sweep's 2^k rows are
+  /// parts at least 2^lo_ words apart, so the L1-set rule of the in-cache sweeps
+  /// (radix_for_rows) caps it too: on the AMD EPYC Zen 4 VM, radix 8 instead of 16 took
+  /// 2^22 … 2^24 floats and 2^21 … 2^23 doubles 6–12 % faster (docs/benchmarks.md).
   /// On the AMD EPYC VM, direct sweeps over big arrays were slow: their 2^k streams sit a
   /// large power of two apart and collided in caches and DRAM banks (measured 2.5× slower
   /// than one stream), and gathered rows of a few KiB each read like one stream. On the
@@ -260,7 +263,7 @@ class Pipeline {
 
   Split split(int m) const {
     if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo_, kGatherBits), true};
-    return {std::min(m - lo_, Ops::kRadixLog2), false};
+    return {chunk(m - lo_, radix_for_rows(std::size_t{1} << lo_)), false};
   }
 
   std::size_t buffer_words() const { return std::max(block_words_, kMinGatherWidth << kGatherBits); }
