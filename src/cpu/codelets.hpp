@@ -152,11 +152,12 @@ struct SimdOps {
   ///
   /// Radix 16 (AVX-512 and the other 32-register targets), floating point: every other
   /// butterfly runs on the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two
-  /// others, and four adds per vector kept the two adders the limit of these sweeps: 2–7 %
-  /// off 2^12 … 2^21 floats and doubles in cache (docs/benchmarks.md). At radix 8 and below
-  /// the stores are the limit and the longer FMA latency only cost. (On Intel's AVX-512
-  /// cores adds and FMAs share their ports at the same latency, which changes nothing; on
-  /// Zen 2/3 with AVX2, where radix 8 is the most, it measured slower.)
+  /// others, and four adds per vector kept the two adders the limit of these sweeps: floats
+  /// at 2^14 … 2^21 ran 1.05–1.20× faster, doubles at 2^11 … 2^16 1.05–1.07×
+  /// (docs/benchmarks.md). At radix 8 and below the stores are the limit and the longer FMA
+  /// latency only cost. (On Intel's AVX-512 cores adds and FMAs share their ports at the same
+  /// latency, which changes nothing; on Zen 2/3 with AVX2, where radix 8 is the most, it
+  /// measured slower.)
   template <int kR, int kT = 1>
   static HWY_INLINE void radix_in_registers(V* v) {
     if constexpr (kT < kR) {
@@ -297,8 +298,8 @@ struct SimdOps {
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
     // addressing modes take for free. (Written as x + j + r·h, GCC kept one induction
-    // variable per row, spilled half of 16 of them, and the radix-16 sweep ran 20–25 %
-    // slower on AMD Zen 4.)
+    // variable per row and spilled half of 16 of them, and the FMA butterflies did not pay:
+    // on AMD Zen 4 a radix-16 sweep in L1 took 4.1 cycles per vector before, 3.3 after both.)
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
     for (T* p = x + j0; p < x + j1; p += kLanes) {
       T* const q = p + 8 * h;

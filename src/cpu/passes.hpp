@@ -249,7 +249,8 @@ class Pipeline {
   /// gather_bytes or more, through a buffer (k ≤ kGatherBits). A direct sweep's 2^k rows are
   /// parts at least 2^lo_ words apart, so the L1-set rule of the in-cache sweeps
   /// (radix_for_rows) caps it too: on the AMD EPYC Zen 4 VM, radix 8 instead of 16 took
-  /// 2^22 … 2^24 floats and 2^21 … 2^23 doubles 6–12 % faster (docs/benchmarks.md).
+  /// 2^22 … 2^24 floats and 2^21 … 2^23 doubles 4–12 % faster in two A/B runs
+  /// (docs/benchmarks.md).
   /// On the AMD EPYC VM, direct sweeps over big arrays were slow: their 2^k streams sit a
   /// large power of two apart and collided in caches and DRAM banks (measured 2.5× slower
   /// than one stream), and gathered rows of a few KiB each read like one stream. On the
