@@ -81,12 +81,13 @@ Vec<W> small_integers(std::size_t size, std::mt19937_64& rng) {
 }
 
 template <class W>
-void check_wht(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0, int n_max = 14) {
+void check_wht(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0, int n_max = 14,
+               const std::vector<int>& thread_counts = {1, 2, 3, 5}) {
   std::mt19937_64 rng(11);
   const auto& k = isa.of<W>();
   for (const Geometry& g : gs)
     for (int n = n_min; n <= n_max; ++n)
-      for (int threads : {1, 2, 3, 5}) {
+      for (int threads : thread_counts) {
         const auto x = small_integers<W>(std::size_t{1} << n, rng);
         auto want = x;
         textbook(want);
@@ -215,12 +216,17 @@ TEST(CpuKernels, FusedDyadicMatchesTextbookOnEveryPath) {
   }
 }
 
+// Teams of 1, 2 and 3 threads (3: a team that is not a power of two). Not 5: LLVM's OpenMP
+// runtime (libomp 14, the sanitizer builds') leaks its thread records when a team of 5 on
+// this 2-core machine is followed by a team of 2, with no fastconv code involved (a loop of
+// `parallel num_threads(t)` regions over t = 2, 5: 2880 bytes at exit under LeakSanitizer).
 TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
+  const std::vector<int> teams{1, 2, 3};
   for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht<float>(*isa, small_share_geometries(), 15, 17);
-    check_wht<double>(*isa, small_share_geometries(), 15, 17);
-    check_wht<std::uint32_t>(*isa, small_share_geometries(), 15, 16);
-    check_wht<std::uint64_t>(*isa, small_share_geometries(), 15, 16);
+    check_wht<float>(*isa, small_share_geometries(), 15, 17, teams);
+    check_wht<double>(*isa, small_share_geometries(), 15, 17, teams);
+    check_wht<std::uint32_t>(*isa, small_share_geometries(), 15, 16, teams);
+    check_wht<std::uint64_t>(*isa, small_share_geometries(), 15, 16, teams);
     check_dyadic<float>(*isa, small_share_geometries(), 15, 16);
     check_dyadic<std::uint64_t>(*isa, small_share_geometries(), 15, 15);
   }
