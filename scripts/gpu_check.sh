@@ -14,7 +14,8 @@
 #   GPU_CHECK_TIMEOUT (seconds, default 600) limits each program run.
 #
 # BUILD_DIR is a configured and built tree with the cuda backend (scripts/setup.sh, or cmake
-# with nvcc on PATH). Each step writes LOG_DIR/<step>.log and prints one summary line; the exit
+# with nvcc on PATH; scripts/pack_gpu_check.sh carries one to a GPU machine without its
+# dependencies). Each step writes LOG_DIR/<step>.log and prints one summary line; the exit
 # status is 1 when any step failed (a timeout counts as a failure of that step).
 set -uo pipefail
 cd "$(dirname "$0")/.."
