@@ -105,6 +105,9 @@ struct ScalarOps {
     return (magnitudes >> limit) == 0;
   }
 
+  /// The fused middle of SimdOps; plain words take the three-step path.
+  static bool columns_middle(W*, std::size_t, int, std::size_t, std::size_t, const W*, DyadicOp, W) { return false; }
+
   static void columns(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     for (std::size_t j = j0; j < j1; ++j) {
       W v[16];  // up to radix 16: SimdOps hands its own sweeps over for short rows
@@ -317,6 +320,69 @@ struct SimdOps {
     if (low == 0) return r < 8 ? p : q;
     const int shift = std::countr_zero(static_cast<unsigned>(low));
     return (r < 8 ? p : q) + (odd_h[low >> (shift + 1)] << shift);
+  }
+
+  /// columns_r(), then every word y of those columns ← combine_one(y, s[i]) with i its index
+  /// in x, then columns_r() again: the middle of a dyadic convolution while the rows' vectors
+  /// are in registers, so the sweep reads and writes x once and reads S alongside it in the
+  /// same pattern. (Done as three steps over a column chunk, the middle read S one row at a
+  /// time, 16 MiB apart at 2^25 floats, and took 8 of the fused sweep's 15.5 ms:
+  /// docs/benchmarks.md.)
+  template <int kR, DyadicOp kOp>
+  static void columns_middle_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1,
+                               const T* HWY_RESTRICT s, T factor) {
+    const D d;
+    const V f = hn::Set(d, factor);
+    const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
+    for (T* p = x + j0; p < x + j1; p += kLanes) {
+      T* const q = kR > 8 ? p + 8 * h : p;
+      V v[kR];
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
+      radix_in_registers<kR>(v);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) {
+        // The same roundings as combine_one: (y ⊙ S)·f, (y ⊘ S)·f, y²·f.
+        if constexpr (kOp == DyadicOp::square) {
+          v[r] = hn::Mul(hn::Mul(v[r], v[r]), f);
+        } else {
+          const V sv = hn::LoadU(d, s + (row_of(p, q, odd_h, r) - x));
+          v[r] = hn::Mul(kOp == DyadicOp::multiply ? hn::Mul(v[r], sv) : hn::Div(v[r], sv), f);
+        }
+      }
+      radix_in_registers<kR>(v);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
+    }
+  }
+
+  template <DyadicOp kOp>
+  static void columns_middle_op(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, const T* s, T factor) {
+    switch (k) {
+      case 1: columns_middle_r<2, kOp>(x, h, j0, j1, s, factor); break;
+      case 2: columns_middle_r<4, kOp>(x, h, j0, j1, s, factor); break;
+      case 3: columns_middle_r<8, kOp>(x, h, j0, j1, s, factor); break;
+      default: if constexpr (kRadixLog2 >= 4) columns_middle_r<16, kOp>(x, h, j0, j1, s, factor); break;
+    }
+  }
+
+  /// Floating point: columns(), the dyadic middle with S laid out as x (S[i] belongs with
+  /// x[i]; unused for `square`), and columns() again, in one sweep. False (nothing done)
+  /// where the three-step path must do it: integer words (their rings multiply in
+  /// combine_one), rows shorter than a vector, or a radix 1.
+  static bool columns_middle(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, const T* s, DyadicOp op,
+                             T factor) {
+    if constexpr (!kFloat) {
+      return false;
+    } else {
+      if (k < 1 || h < kLanes || (j1 - j0) % kLanes != 0) return false;
+      switch (op) {
+        case DyadicOp::multiply: columns_middle_op<DyadicOp::multiply>(x, h, k, j0, j1, s, factor); break;
+        case DyadicOp::square: columns_middle_op<DyadicOp::square>(x, h, k, j0, j1, s, factor); break;
+        case DyadicOp::divide: columns_middle_op<DyadicOp::divide>(x, h, k, j0, j1, s, factor); break;
+      }
+      return true;
+    }
   }
 
   /// k ≤ kRadixLog2 stages across 2^k rows h words apart, on their columns [j0, j1)

@@ -338,6 +338,11 @@ class Pipeline {
                       middle_.factor);
     };
     if (!sp.gather) {
+      // The middle in registers wherever S is laid out as x: a full-length spectrum (the
+      // outermost sweep covers all 2^n words) or none.
+      if (fused && (middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= (run << sp.k)) &&
+          Ops::columns_middle(x, run, sp.k, j0, j0 + cols, middle_.spectrum, middle_.op, middle_.factor))
+        return;
       Ops::columns(x, run, sp.k, j0, j0 + cols);
       if (fused) {
         combine_rows(x + j0, run);
