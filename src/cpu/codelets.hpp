@@ -105,6 +105,14 @@ struct ScalarOps {
     return (magnitudes >> limit) == 0;
   }
 
+  /// columns(), each word of those columns then multiplied by `factor` (floating point).
+  static void columns_scaled(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1, W factor) {
+    columns(x, h, k, j0, j1);
+    if constexpr (std::is_floating_point_v<W>)
+      for (int r = 0; r < (1 << k); ++r)
+        for (std::size_t j = j0; j < j1; ++j) x[j + r * h] *= factor;
+  }
+
   /// The fused middle of SimdOps; plain words take the three-step path.
   static bool columns_middle(W*, std::size_t, int, std::size_t, std::size_t, const W*, DyadicOp, W) { return false; }
 
@@ -295,8 +303,10 @@ struct SimdOps {
   }
 
   /// Stages s … s+k−1 on columns [j0, j1) of 2^k rows h words apart (x = the first row).
-  template <int kR>
-  static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1) {
+  /// kScaled: every word times `factor` before it is stored (a normalised transform's last
+  /// sweep; the same rounding as scaling afterwards, without the pass that costs).
+  template <int kR, bool kScaled = false>
+  static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1)) {
     const D d;
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
@@ -310,6 +320,11 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
       radix_in_registers<kR>(v);
+      if constexpr (kScaled) {
+        const V f = hn::Set(d, factor);
+#pragma GCC unroll 16
+        for (int r = 0; r < kR; ++r) v[r] = hn::Mul(v[r], f);
+      }
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
     }
@@ -356,14 +371,20 @@ struct SimdOps {
     }
   }
 
+  /// f(std::integral_constant<int, 2^k>{}) for 1 ≤ k ≤ kRadixLog2: a codelet at radix 2^k.
+  template <class F>
+  static HWY_INLINE void at_radix(int k, F&& f) {
+    switch (k) {
+      case 1: f(std::integral_constant<int, 2>{}); break;
+      case 2: f(std::integral_constant<int, 4>{}); break;
+      case 3: f(std::integral_constant<int, 8>{}); break;
+      default: if constexpr (kRadixLog2 >= 4) f(std::integral_constant<int, 16>{}); break;
+    }
+  }
+
   template <DyadicOp kOp>
   static void columns_middle_op(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, const T* s, T factor) {
-    switch (k) {
-      case 1: columns_middle_r<2, kOp>(x, h, j0, j1, s, factor); break;
-      case 2: columns_middle_r<4, kOp>(x, h, j0, j1, s, factor); break;
-      case 3: columns_middle_r<8, kOp>(x, h, j0, j1, s, factor); break;
-      default: if constexpr (kRadixLog2 >= 4) columns_middle_r<16, kOp>(x, h, j0, j1, s, factor); break;
-    }
+    at_radix(k, [&](auto r) { columns_middle_r<decltype(r)::value, kOp>(x, h, j0, j1, s, factor); });
   }
 
   /// Floating point: columns(), the dyadic middle with S laid out as x (S[i] belongs with
@@ -389,12 +410,14 @@ struct SimdOps {
   /// (multiples of L, or the scalar codelets take over).
   static void columns(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
-    switch (k) {
-      case 1: columns_r<2>(x, h, j0, j1); break;
-      case 2: columns_r<4>(x, h, j0, j1); break;
-      case 3: columns_r<8>(x, h, j0, j1); break;
-      default: if constexpr (kRadixLog2 >= 4) columns_r<16>(x, h, j0, j1); break;
-    }
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value>(x, h, j0, j1); });
+  }
+
+  /// columns(), each word of those columns then multiplied by `factor` (floating point).
+  static void columns_scaled(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, T factor) {
+    if (!kFloat || h < kLanes || (j1 - j0) % kLanes != 0)
+      return ScalarOps<T>::columns_scaled(x, h, k, j0, j1, factor);
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, kFloat>(x, h, j0, j1, factor); });
   }
 };
 

@@ -117,19 +117,28 @@ class Pipeline {
     else return W(1);  // integer rings: the front end divides exactly
   }
 
-  /// Stages s0 … m−1 of a contiguous array of 2^m words: L1-sized leaves first.
-  void stages(W* x, int m, int s0) const {
-    if (s0 >= m) return;
+  /// Stages s0 … m−1 of a contiguous array of 2^m words: L1-sized leaves first. With a
+  /// `scale`, the last sweep multiplies its words by it before storing them.
+  void stages(W* x, int m, int s0, W scale = W(1)) const {
+    if (s0 >= m) return scale_range(x, std::size_t{1} << m, scale);
     if (m > leaf_ && s0 < leaf_) {
       const std::size_t n = std::size_t{1} << m, leaf = std::size_t{1} << leaf_;
       for (std::size_t b = 0; b < n; b += leaf) stages(x + b, leaf_, s0);
       s0 = leaf_;
     }
+    const std::size_t n = std::size_t{1} << m;
     int s = s0 == 0 ? Ops::first_sweep(x, m) : s0;
+    if (s >= m) {  // the first sweep was the only one
+      scale_range(x, n, scale);
+      return;
+    }
     while (s < m) {
-      const std::size_t h = std::size_t{1} << s, n = std::size_t{1} << m;
+      const std::size_t h = std::size_t{1} << s;
       const int k = chunk(m - s, radix_for_rows(h));
-      for (std::size_t base = 0; base < n; base += h << k) Ops::columns(x + base, h, k, 0, h);
+      if (s + k == m && scale != W(1))
+        for (std::size_t base = 0; base < n; base += h << k) Ops::columns_scaled(x + base, h, k, 0, h, scale);
+      else
+        for (std::size_t base = 0; base < n; base += h << k) Ops::columns(x + base, h, k, 0, h);
       s += k;
     }
   }
@@ -157,21 +166,22 @@ class Pipeline {
     return r;
   }
 
-  void scale_words(W* x, std::size_t count) const {
-    if (scale_ == W(1)) return;
-    for (std::size_t k = 0; k < count; ++k) x[k] *= scale_;
+  static void scale_range(W* x, std::size_t count, W scale) {
+    if (scale == W(1)) return;
+    for (std::size_t k = 0; k < count; ++k) x[k] *= scale;
   }
 
   void run() {
     const std::size_t words = std::size_t{1} << n_;
     if (lo_ == n_) {  // one block: everything in cache
       if (in_ != x_) Ops::copy(x_, in_, words);
-      stages(x_, n_, 0);
-      if (middle_.active) {
-        combine_range(x_, words, middle_.op, middle_.spectrum, 0, middle_.spectrum_mask, middle_.factor);
-        stages(x_, n_, 0);
+      if (!middle_.active) {
+        stages(x_, n_, 0, scale_);
+        return;
       }
-      scale_words(x_, words);
+      stages(x_, n_, 0);
+      combine_range(x_, words, middle_.op, middle_.spectrum, 0, middle_.spectrum_mask, middle_.factor);
+      stages(x_, n_, 0, scale_);
       return;
     }
     allocate_buffers();
@@ -343,24 +353,22 @@ class Pipeline {
       if (fused && (middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= (run << sp.k)) &&
           Ops::columns_middle(x, run, sp.k, j0, j0 + cols, middle_.spectrum, middle_.op, middle_.factor))
         return;
-      Ops::columns(x, run, sp.k, j0, j0 + cols);
       if (fused) {
-        combine_rows(x + j0, run);
         Ops::columns(x, run, sp.k, j0, j0 + cols);
+        combine_rows(x + j0, run);
       }
-      if (scale)
-        for (std::size_t r = 0; r < rows; ++r) scale_words(x + r * run + j0, cols);
+      if (scale && scale_ != W(1)) Ops::columns_scaled(x, run, sp.k, j0, j0 + cols, scale_);
+      else Ops::columns(x, run, sp.k, j0, j0 + cols);
       return;
     }
     W* buffer = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words();
     const int w = std::countr_zero(cols);
     for (std::size_t r = 0; r < rows; ++r) Ops::copy(buffer + r * cols, x + r * run + j0, cols);
-    stages(buffer, w + sp.k, w);
     if (fused) {
-      combine_rows(buffer, cols);
       stages(buffer, w + sp.k, w);
+      combine_rows(buffer, cols);
     }
-    if (scale) scale_words(buffer, rows * cols);
+    stages(buffer, w + sp.k, w, scale ? scale_ : W(1));
     for (std::size_t r = 0; r < rows; ++r) Ops::copy(x + r * run + j0, buffer + r * cols, cols);
   }
 
