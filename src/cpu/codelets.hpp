@@ -9,9 +9,11 @@
 // The interface, for a contiguous array x of 2^m words:
 //   kLanesLog2          log2 L (0 for ScalarOps)
 //   kRadixLog2          how many stages one sweep of register-held butterflies covers
-//   first_sweep(x, m)   stages 0 … min(m, kLanesLog2 + kRadixLog2) − 1: the in-vector stages
+//   first_sweep(x, m, src)
+//                       stages 0 … min(m, kLanesLog2 + kRadixLog2) − 1: the in-vector stages
 //                       by lane permutations, then the first cross-vector stages; returns
-//                       the number of stages done
+//                       the number of stages done. With src (not null, not x), the words
+//                       are read from src: an out-of-place transform's copy rides on it
 //   copy(dst, src, count)
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
@@ -84,9 +86,10 @@ struct ScalarOps {
   static constexpr int kLanesLog2 = 0;
   static constexpr int kRadixLog2 = 3;
 
-  static int first_sweep(W* x, int m) {
+  static int first_sweep(W* x, int m, const W* src = nullptr) {
     const int k = m < kRadixLog2 ? m : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
+    if (src != nullptr) copy(x, src, n);
     for (std::size_t base = 0; base < n; base += std::size_t{1} << k) columns(x + base, 1, k, 0, 1);
     return k;
   }
@@ -238,30 +241,26 @@ struct SimdOps {
   }
 
   template <int kR>
-  static void first_sweep_r(T* HWY_RESTRICT x, std::size_t n) {
+  static void first_sweep_r(T* x, const T* from, std::size_t n) {  // from may be x
     const D d;
     const LaneStages c;
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
       V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = lane_stages(hn::LoadU(d, x + base + r * kLanes), c);
+      for (int r = 0; r < kR; ++r) v[r] = lane_stages(hn::LoadU(d, from + base + r * kLanes), c);
       radix_in_registers<kR>(v);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + base + r * kLanes);
     }
   }
 
-  static int first_sweep(T* x, int m) {
-    if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m);
+  static int first_sweep(T* x, int m, const T* src = nullptr) {
+    if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src);
     const int k = m - kLanesLog2 < kRadixLog2 ? m - kLanesLog2 : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
-    switch (k) {
-      case 0: first_sweep_r<1>(x, n); break;
-      case 1: first_sweep_r<2>(x, n); break;
-      case 2: first_sweep_r<4>(x, n); break;
-      case 3: first_sweep_r<8>(x, n); break;
-      default: if constexpr (kRadixLog2 >= 4) first_sweep_r<16>(x, n); break;
-    }
+    const T* from = src != nullptr ? src : x;
+    if (k == 0) first_sweep_r<1>(x, from, n);
+    else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value>(x, from, n); });
     return kLanesLog2 + k;
   }
 

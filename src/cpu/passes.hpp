@@ -118,16 +118,22 @@ class Pipeline {
   }
 
   /// Stages s0 … m−1 of a contiguous array of 2^m words: L1-sized leaves first. With a
-  /// `scale`, the last sweep multiplies its words by it before storing them.
-  void stages(W* x, int m, int s0, W scale = W(1)) const {
-    if (s0 >= m) return scale_range(x, std::size_t{1} << m, scale);
-    if (m > leaf_ && s0 < leaf_) {
-      const std::size_t n = std::size_t{1} << m, leaf = std::size_t{1} << leaf_;
-      for (std::size_t b = 0; b < n; b += leaf) stages(x + b, leaf_, s0);
-      s0 = leaf_;
-    }
+  /// `scale`, the last sweep multiplies its words by it before storing them. With `src`
+  /// (s0 = 0 only), the words come from src: each leaf's first sweep reads them there, so
+  /// an out-of-place transform makes no copy pass of its own.
+  void stages(W* x, int m, int s0, W scale = W(1), const W* src = nullptr) const {
     const std::size_t n = std::size_t{1} << m;
-    int s = s0 == 0 ? Ops::first_sweep(x, m) : s0;
+    if (s0 >= m) {
+      if (src != nullptr) Ops::copy(x, src, n);
+      return scale_range(x, n, scale);
+    }
+    if (m > leaf_ && s0 < leaf_) {
+      const std::size_t leaf = std::size_t{1} << leaf_;
+      for (std::size_t b = 0; b < n; b += leaf) stages(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr);
+      s0 = leaf_;
+      src = nullptr;
+    }
+    int s = s0 == 0 ? Ops::first_sweep(x, m, src) : s0;
     if (s >= m) {  // the first sweep was the only one
       scale_range(x, n, scale);
       return;
@@ -174,12 +180,12 @@ class Pipeline {
   void run() {
     const std::size_t words = std::size_t{1} << n_;
     if (lo_ == n_) {  // one block: everything in cache
-      if (in_ != x_) Ops::copy(x_, in_, words);
+      const W* src = in_ != x_ ? in_ : nullptr;
       if (!middle_.active) {
-        stages(x_, n_, 0, scale_);
+        stages(x_, n_, 0, scale_, src);
         return;
       }
-      stages(x_, n_, 0);
+      stages(x_, n_, 0, W(1), src);
       combine_range(x_, words, middle_.op, middle_.spectrum, 0, middle_.spectrum_mask, middle_.factor);
       stages(x_, n_, 0, scale_);
       return;
@@ -324,8 +330,7 @@ class Pipeline {
   /// (each small enough, sooner or later, to stay in cache), then the sweep across them.
   void forward(const W* src, W* x, int m) const {
     if (m <= lo_) {
-      if (src != x) Ops::copy(x, src, std::size_t{1} << m);
-      stages(x, m, 0);
+      stages(x, m, 0, W(1), src != x ? src : nullptr);
       return;
     }
     const Split sp = split(m);
