@@ -117,36 +117,49 @@ class Pipeline {
     else return W(1);  // integer rings: the front end divides exactly
   }
 
-  /// Stages s0 … m−1 of a contiguous array of 2^m words: L1-sized leaves first. With a
-  /// `scale`, the last sweep multiplies its words by it before storing them. With `src`
-  /// (s0 = 0 only), the words come from src: each leaf's first sweep reads them there, so
-  /// an out-of-place transform makes no copy pass of its own.
-  void stages(W* x, int m, int s0, W scale = W(1), const W* src = nullptr) const {
+  /// Stages s0 … upto−1 (upto = m unless given) of a contiguous array of 2^m words, that is
+  /// of each of its 2^upto-word blocks: L1-sized leaves first. With a `scale`, the last sweep
+  /// multiplies its words by it before storing them. With `src` (s0 = 0 only), the words
+  /// come from src: each leaf's first sweep reads them there, so an out-of-place transform
+  /// makes no copy pass of its own. With `held_radix`, a last sweep across rows is left
+  /// undone: the stage it would start at is returned and its radix (log2) stored there;
+  /// otherwise (and when the first sweep was the last) upto is returned. A given upto must
+  /// not end inside the first sweep (it is a stage that an earlier walk returned).
+  int stages(W* x, int m, int s0, W scale = W(1), const W* src = nullptr, int* held_radix = nullptr,
+             int upto = -1) const {
+    if (upto < 0) upto = m;
     const std::size_t n = std::size_t{1} << m;
-    if (s0 >= m) {
-      if (src != nullptr) Ops::copy(x, src, n);
-      return scale_range(x, n, scale);
-    }
-    if (m > leaf_ && s0 < leaf_) {
+    if (s0 < upto && m > leaf_ && s0 < leaf_) {
       const std::size_t leaf = std::size_t{1} << leaf_;
-      for (std::size_t b = 0; b < n; b += leaf) stages(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr);
-      s0 = leaf_;
+      for (std::size_t b = 0; b < n; b += leaf)
+        stages(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf_));
+      s0 = std::min(leaf_, upto);
       src = nullptr;
     }
-    int s = s0 == 0 ? Ops::first_sweep(x, m, src) : s0;
-    if (s >= m) {  // the first sweep was the only one
+    if (s0 >= upto) {
+      if (src != nullptr) Ops::copy(x, src, n);
       scale_range(x, n, scale);
-      return;
+      return upto;
     }
-    while (s < m) {
+    int s = s0 == 0 ? Ops::first_sweep(x, m, src) : s0;
+    if (s >= upto) {  // the first sweep was the only one
+      scale_range(x, n, scale);
+      return upto;
+    }
+    while (s < upto) {
       const std::size_t h = std::size_t{1} << s;
-      const int k = chunk(m - s, radix_for_rows(h));
-      if (s + k == m && scale != W(1))
+      const int k = chunk(upto - s, radix_for_rows(h));
+      if (s + k == upto && held_radix != nullptr) {
+        *held_radix = k;
+        return s;
+      }
+      if (s + k == upto && scale != W(1))
         for (std::size_t base = 0; base < n; base += h << k) Ops::columns_scaled(x + base, h, k, 0, h, scale);
       else
         for (std::size_t base = 0; base < n; base += h << k) Ops::columns(x + base, h, k, 0, h);
       s += k;
     }
+    return upto;
   }
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
@@ -185,7 +198,20 @@ class Pipeline {
         stages(x_, n_, 0, scale_, src);
         return;
       }
-      stages(x_, n_, 0, W(1), src);
+      // The last forward sweep, the middle and the same stages back in registers (as the
+      // top sweep of larger arrays does), then the stages below it back; or, where the
+      // codelet cannot (a shorter spectrum, one sweep in all), three steps.
+      const bool full = middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= words;
+      int k = 0;
+      const int s = stages(x_, n_, 0, W(1), src, full ? &k : nullptr);
+      if (s < n_) {
+        const std::size_t h = std::size_t{1} << s;
+        if (Ops::columns_middle(x_, h, k, 0, h, middle_.spectrum, middle_.op, middle_.factor)) {
+          stages(x_, n_, 0, scale_, nullptr, nullptr, s);
+          return;
+        }
+        Ops::columns(x_, h, k, 0, h);
+      }
       combine_range(x_, words, middle_.op, middle_.spectrum, 0, middle_.spectrum_mask, middle_.factor);
       stages(x_, n_, 0, scale_);
       return;
