@@ -18,12 +18,18 @@
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
 //                       j0 … j1−1: 2^k vectors loaded, transformed in registers and stored
+//   columns_scaled(x, h, k, j0, j1, factor)
+//                       columns(), every word times factor before it is stored
+//   columns_middle(x, h, k, j0, j1, s, op, factor)
+//                       columns(), each word combined with s at its own index, columns()
+//                       again, in registers; false (nothing done) where it cannot
 //   below(x, count, limit)
 //                       integer words: whether every x[i], read as a signed word, has
 //                       |x[i]| < 2^limit (limit below the word's width)
 //
 // Every codelet performs exactly the butterflies of the radix-2 network, in the same stage
-// order, so float results are bitwise identical to the textbook loop's.
+// order, so float results of a transform are bitwise identical to the textbook loop's (a
+// scaled one: the textbook loop's, then scaled).
 #pragma once
 
 #include <hwy/highway.h>

@@ -15,9 +15,11 @@
 // bitwise those of the textbook loop.
 //
 // A dyadic convolution out = f·W(S ⊙ W·x) fuses into the same walk: the parts are
-// transformed (copying x into out at the blocks), the top sweep transforms a column chunk,
-// multiplies it by the spectrum and transforms it back while it is in cache, and the parts
-// are transformed again. The scale of a normalised transform is applied by the top sweep.
+// transformed (reading x, writing out), the top sweep transforms each column vector of its
+// rows, multiplies it by the spectrum and transforms it back while it is in registers, and
+// the parts are transformed again (the inverse thus runs its top stages first). An array of
+// one block does the same with its own last sweep. The scale of a normalised transform is
+// applied by the last sweep, before its stores.
 //
 // Exact integer transforms run in the word's own ring only if no result can overflow: every
 // input below 2^(bits − n) in magnitude. wht_bounded checks that as each L1 leaf is first
