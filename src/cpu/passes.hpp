@@ -155,6 +155,7 @@ class Pipeline {
         *held_radix = k;
         return s;
       }
+      // The scaled and plain loops apart: a test per codelet call cost 2 % in cache.
       if (s + k == upto && scale != W(1))
         for (std::size_t base = 0; base < n; base += h << k) Ops::columns_scaled(x + base, h, k, 0, h, scale);
       else
@@ -187,6 +188,12 @@ class Pipeline {
     return r;
   }
 
+  /// Whether S[i] belongs with x[i] over an array of `words` (the fused codelet reads S in
+  /// x's own pattern): a spectrum that is not shorter, or none (squaring).
+  bool spectrum_lies_as_x(std::size_t words) const {
+    return middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= words;
+  }
+
   static void scale_range(W* x, std::size_t count, W scale) {
     if (scale == W(1)) return;
     for (std::size_t k = 0; k < count; ++k) x[k] *= scale;
@@ -203,9 +210,8 @@ class Pipeline {
       // The last forward sweep, the middle and the same stages back in registers (as the
       // top sweep of larger arrays does), then the stages below it back; or, where the
       // codelet cannot (a shorter spectrum, one sweep in all), three steps.
-      const bool full = middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= words;
       int k = 0;
-      const int s = stages(x_, n_, 0, W(1), src, full ? &k : nullptr);
+      const int s = stages(x_, n_, 0, W(1), src, spectrum_lies_as_x(words) ? &k : nullptr);
       if (s < n_) {
         const std::size_t h = std::size_t{1} << s;
         if (Ops::columns_middle(x_, h, k, 0, h, middle_.spectrum, middle_.op, middle_.factor)) {
@@ -383,7 +389,7 @@ class Pipeline {
     if (!sp.gather) {
       // The middle in registers wherever S is laid out as x: a full-length spectrum (the
       // outermost sweep covers all 2^n words) or none.
-      if (fused && (middle_.op == DyadicOp::square || middle_.spectrum_mask + 1 >= (run << sp.k)) &&
+      if (fused && spectrum_lies_as_x(run << sp.k) &&
           Ops::columns_middle(x, run, sp.k, j0, j0 + cols, middle_.spectrum, middle_.op, middle_.factor))
         return;
       if (fused) {
