@@ -353,10 +353,18 @@ class Pipeline {
     transform_parts(src);
     const std::size_t cols = chunk_columns(part, sp);
     const auto chunks = static_cast<std::ptrdiff_t>(part / cols);
-#pragma omp for schedule(static)
-    for (std::ptrdiff_t c = 0; c < chunks; ++c)
+    auto sweep_chunk = [&](std::ptrdiff_t c) {
       sweep(x, part, sp, static_cast<std::size_t>(c) * cols, cols, outermost && middle_.active,
             outermost && !middle_.active);
+    };
+    if (outermost && !middle_.active) {
+      // The last step of the whole transform: the parallel region's own barrier ends it.
+#pragma omp for schedule(static) nowait
+      for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
+      return;
+    }
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
     if (outermost && middle_.active) transform_parts(x);
   }
 
