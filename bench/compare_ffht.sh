@@ -17,7 +17,7 @@ build=$root/build
 min_log2n=10 max_log2n=28 reference_max=24 dyadic=20,22,25
 repetitions=5 min_time=0.5
 doc=$root/docs/benchmarks.md plot=$root/docs/bench-wht.png json=
-fetch_ffht=1 build_lib=1 extra=()
+fetch_ffht=1 build_lib=1 interleave=1 extra=()
 ffht_version=0.3
 command_line="bash bench/compare_ffht.sh${*:+ $*}"
 
@@ -36,6 +36,9 @@ usage: bash bench/compare_ffht.sh [options] [-- extra Google Benchmark flags]
   --build-dir DIR          fastconv's CMake build directory (default build/)
   --no-build               use the libfastconv already built there, do not run the build
   --no-ffht                do not fetch FFHT (fastconv and the textbook loop only)
+  --no-interleave          run each case's repetitions back to back (default: all cases'
+                           repetitions in one random order, so that a burst of noise on a
+                           shared machine falls on several cases instead of all of one)
   --doc FILE               Markdown file to update between its ffht-compare markers
                            (default docs/benchmarks.md)
   --plot FILE              PNG plot to write (default docs/bench-wht.png)
@@ -55,6 +58,7 @@ while (($#)); do
     --build-dir) build=$(cd "$2" && pwd); shift ;;
     --no-build) build_lib=0 ;;
     --no-ffht) fetch_ffht=0 ;;
+    --no-interleave) interleave=0 ;;
     --doc) doc=$2; shift ;;
     --plot) plot=$2; shift ;;
     --json) json=$2; shift ;;
@@ -150,7 +154,9 @@ fi
 run=("$harness" --fastconv_min_log2n="$min_log2n" --fastconv_max_log2n="$max_log2n"
      --fastconv_reference_max_log2n="$reference_max" --fastconv_dyadic_log2n="$dyadic"
      --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true
-     --benchmark_min_time="$min_time" --benchmark_out_format=json --benchmark_out="$json" "${extra[@]}")
+     --benchmark_min_time="$min_time" --benchmark_out_format=json --benchmark_out="$json")
+if ((interleave)); then run+=(--benchmark_enable_random_interleaving=true); fi
+run+=("${extra[@]}")
 say "running: ${run[*]}"
 "${run[@]}"
 

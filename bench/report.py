@@ -223,6 +223,10 @@ def section(t, context, args):
                "restored between calls outside the timed region. Speed-up = FFHT time / fastconv time "
                "(> 1: fastconv is faster). FFHT has no integer transform: the integer tables compare with "
                "FFHT on the float type of the same width.")
+    if "random_interleaving=true" in (args.harness_command or ""):
+        out[-1] += (" The repetitions of all cases ran in one random order (Google Benchmark's random "
+                    "interleaving): a burst of noise from the machine's neighbours falls on a few repetitions "
+                    "of several cases, and the medians pass over it, instead of on all repetitions of one.")
     if not ffht_measured:
         out += ["", "**FFHT was not measured in this run** (see the FFHT line above): its column repeats issue 3's "
                     "figures, which were measured on **another machine** (2 vCPU AMD EPYC Zen 4 with AVX-512); "
