@@ -108,6 +108,10 @@ class Pipeline {
     // Low bits: one block, or fewer bits so that every thread gets a block.
     lo_ = std::min(block, n - static_cast<int>(std::bit_width(static_cast<unsigned>(team_ - 1))));
     if (team_ == 1) lo_ = std::min(block, n);
+    // A lone bit above the blocks would take a radix-2 sweep, which costs a whole pass for one
+    // stage; blocks of half the size leave two bits there for the same pass, and the blocks
+    // need no more sweeps than before.
+    if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
   }
 
   static int bits_of(std::size_t bytes) {
