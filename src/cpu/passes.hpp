@@ -5,14 +5,14 @@
 // A transform of 2^n words runs depth first: the array is split at its top k ≤ radix bits
 // into 2^k parts, each part is transformed the same way, and then one sweep of radix-2^k
 // codelets does the top k stages across the parts (2^k streams, each read sequentially).
-// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size),
-// which are transformed in cache, L1-sized leaves first, then sweeps across the leaves whose
-// rows all fit one L1 set (radix_for_rows). Depth first, every part that
-// fits a cache level is finished there before the next one is touched: only the few top
-// sweeps stream the whole array from memory. (Breadth-first passes with strips gathered into
-// buffers need fewer sweeps on paper but touch a new page with every short row; measured
-// slower: docs/benchmarks.md.) The stages run in the textbook's order, so results are
-// bitwise those of the textbook loop.
+// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size; half
+// that where a single bit would be left above the blocks), which are transformed in cache,
+// L1-sized leaves first, then sweeps across the leaves whose rows all fit one L1 set
+// (radix_for_rows). Depth first, every part that fits a cache level is finished there before
+// the next one is touched: only the few top sweeps stream the whole array from memory.
+// (Breadth-first passes with strips gathered into buffers need fewer sweeps on paper but
+// touch a new page with every short row; measured slower: docs/benchmarks.md.) The stages
+// run in the textbook's order, so results are bitwise those of the textbook loop.
 //
 // A dyadic convolution out = f·W(S ⊙ W·x) fuses into the same walk: the parts are
 // transformed (reading x, writing out), the top sweep transforms each column vector of its
