@@ -170,14 +170,14 @@ struct SimdOps {
 
   /// All log2 R stages over R vectors held in registers, vector r belonging to row r.
   ///
-  /// Radix 16 (AVX-512 and the other 32-register targets), floating point: every other
-  /// butterfly runs on the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two
-  /// others, and four adds per vector kept the two adders the limit of these sweeps: floats
-  /// at 2^14 … 2^21 ran 1.05–1.20× faster, doubles at 2^11 … 2^16 1.05–1.07×
-  /// (docs/benchmarks.md). At radix 8 and below the stores are the limit and the longer FMA
-  /// latency only cost. (On Intel's AVX-512 cores adds and FMAs share their ports at the same
-  /// latency, which changes nothing; on Zen 2/3 with AVX2, where radix 8 is the most, it
-  /// measured slower.)
+  /// Radix 8 and 16 on 32-register targets, floating point: every other butterfly runs on
+  /// the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two others, and one add
+  /// per vector and stage kept the two adders the limit of these sweeps: at radix 16 floats at
+  /// 2^14 … 2^21 ran 1.05–1.20× faster, doubles at 2^11 … 2^16 1.05–1.07×; at radix 8 (the
+  /// sweeps across L1 leaves) a sweep in L1 went from 3.0 to 2.6 cycles per vector, whole
+  /// transforms 1.01–1.03× (docs/benchmarks.md). At radix 4 and below the stores are the limit.
+  /// (On Intel's AVX-512 cores adds and FMAs share their ports at the same latency, which
+  /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower.)
   template <int kR, int kT = 1>
   static HWY_INLINE void radix_in_registers(V* v) {
     if constexpr (kT < kR) {
@@ -185,7 +185,7 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
-        if constexpr (kFloat && kR >= 16) {
+        if constexpr (kFloat && kR >= 8 && kTargetRadixLog2 >= 4) {
           if (p % 2 == 1) {
             butterfly_on_fma(v[q], v[q + kT]);
             continue;
