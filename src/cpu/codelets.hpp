@@ -330,8 +330,9 @@ struct SimdOps {
 #pragma GCC unroll 16
         for (int r = 0; r < kR; ++r) v[r] = hn::Mul(v[r], f);
       }
+      // Last row first: 1.00–1.02× over rows in order, floats and doubles at 2^12 … 2^22.
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
+      for (int r = kR - 1; r >= 0; --r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
     }
   }
 
