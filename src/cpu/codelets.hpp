@@ -175,7 +175,7 @@ struct SimdOps {
   /// per vector and stage kept the two adders the limit of these sweeps: at radix 16 floats at
   /// 2^14 … 2^21 ran 1.05–1.20× faster, doubles at 2^11 … 2^16 1.05–1.07×; at radix 8 (the
   /// sweeps across L1 leaves) a sweep in L1 went from 3.0 to 2.6 cycles per vector, whole
-  /// transforms 1.01–1.03× (docs/benchmarks.md). At radix 4 and below the stores are the limit.
+  /// transforms 1.01–1.02× (docs/benchmarks.md). At radix 4 and below the stores are the limit.
   /// (On Intel's AVX-512 cores adds and FMAs share their ports at the same latency, which
   /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower.)
   template <int kR, int kT = 1>
@@ -332,12 +332,10 @@ struct SimdOps {
       }
       // Floating point: last row first, 1.00–1.02× over rows in order at 2^12 … 2^22 (floats
       // and doubles); uint32 lost 0.6–1.4 % at some sizes that way, so integers keep the order.
-      if constexpr (kFloat) {
 #pragma GCC unroll 16
-        for (int r = kR - 1; r >= 0; --r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
-      } else {
-#pragma GCC unroll 16
-        for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
+      for (int i = 0; i < kR; ++i) {
+        const int r = kFloat ? kR - 1 - i : i;
+        hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
       }
     }
   }
