@@ -20,6 +20,13 @@
 //                       j0 … j1−1: 2^k vectors loaded, transformed in registers and stored
 //   columns_scaled(x, h, k, j0, j1, factor)
 //                       columns(), every word times factor before it is stored
+//   columns_to(src, hs, dst, hd, k, count, stream, factor)
+//                       k ≤ kRadixLog2 stages across 2^k rows of src (hs words apart) on
+//                       columns 0 … count−1, stored to the rows of dst (hd apart), each word
+//                       times factor first (floating point; 1 leaves them); k = 0 copies.
+//                       src and dst do not overlap (ScalarOps also takes src = dst).
+//                       With stream (and dst aligned to a vector), the stores bypass the
+//                       caches: the caller ends its streaming with hwy::FlushStream()
 //   columns_middle(x, h, k, j0, j1, s, op, factor)
 //                       columns(), each word combined with s at its own index, columns()
 //                       again, in registers; false (nothing done) where it cannot
@@ -115,20 +122,23 @@ struct ScalarOps {
   }
 
   /// columns(), each word of those columns then multiplied by `factor` (floating point).
-  static void columns_scaled(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1, W factor) {
-    columns(x, h, k, j0, j1);
-    if constexpr (std::is_floating_point_v<W>)
-      for (int r = 0; r < (1 << k); ++r)
-        for (std::size_t j = j0; j < j1; ++j) x[j + r * h] *= factor;
+  static void columns_scaled(W* x, std::size_t h, int k, std::size_t j0, std::size_t j1, W factor) {
+    columns_to(x + j0, h, x + j0, h, k, j1 - j0, false, factor);
   }
 
   /// The fused middle of SimdOps; plain words take the three-step path.
   static bool columns_middle(W*, std::size_t, int, std::size_t, std::size_t, const W*, DyadicOp, W) { return false; }
 
-  static void columns(W* __restrict x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
-    for (std::size_t j = j0; j < j1; ++j) {
+  static void columns(W* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
+    columns_to(x + j0, h, x + j0, h, k, j1 - j0, false, W(1));
+  }
+
+  /// src may equal dst (each column is read whole before it is written); `stream` is ignored.
+  static void columns_to(const W* src, std::size_t hs, W* dst, std::size_t hd, int k, std::size_t count, bool,
+                         W factor) {
+    for (std::size_t j = 0; j < count; ++j) {
       W v[16];  // up to radix 16: SimdOps hands its own sweeps over for short rows
-      for (int r = 0; r < (1 << k); ++r) v[r] = x[j + r * h];
+      for (int r = 0; r < (1 << k); ++r) v[r] = src[j + r * hs];
       for (int t = 1; t < (1 << k); t *= 2)
         for (int i = 0; i < (1 << k); i += 2 * t)
           for (int q = i; q < i + t; ++q) {
@@ -136,7 +146,10 @@ struct ScalarOps {
             v[q] = a + b;
             v[q + t] = a - b;
           }
-      for (int r = 0; r < (1 << k); ++r) x[j + r * h] = v[r];
+      if constexpr (std::is_floating_point_v<W>)
+        if (factor != W(1))
+          for (int r = 0; r < (1 << k); ++r) v[r] *= factor;
+      for (int r = 0; r < (1 << k); ++r) dst[j + r * hd] = v[r];
     }
   }
 };
@@ -347,6 +360,28 @@ struct SimdOps {
     return (r < 8 ? p : q) + (odd_h[low >> (shift + 1)] << shift);
   }
 
+  /// columns_to() at radix kR (1: a copy). Rows are read and written as base + r·stride:
+  /// at radix 8 and below GCC keeps them in registers (radix 16 is what columns_r's
+  /// addressing is for).
+  template <int kR, bool kStream, bool kScaled>
+  static void columns_to_r(const T* HWY_RESTRICT src, std::size_t hs, T* HWY_RESTRICT dst, std::size_t hd,
+                           std::size_t count, T factor) {
+    const D d;
+    const V f = hn::Set(d, factor);
+    for (std::size_t j = 0; j < count; j += kLanes) {
+      V v[kR];
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, src + r * hs + j);
+      radix_in_registers<kR>(v);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) {
+        if constexpr (kScaled) v[r] = hn::Mul(v[r], f);
+        if constexpr (kStream) hn::Stream(v[r], d, dst + r * hd + j);
+        else hn::StoreU(v[r], d, dst + r * hd + j);
+      }
+    }
+  }
+
   /// columns_r(), then every word y of those columns ← combine_one(y, s[i]) with i its index
   /// in x, then columns_r() again: the middle of a dyadic convolution while the rows' vectors
   /// are in registers, so the sweep reads and writes x once and reads S alongside it in the
@@ -381,10 +416,11 @@ struct SimdOps {
     }
   }
 
-  /// f(std::integral_constant<int, 2^k>{}) for 1 ≤ k ≤ kRadixLog2: a codelet at radix 2^k.
+  /// f(std::integral_constant<int, 2^k>{}) for 0 ≤ k ≤ kRadixLog2: a codelet at radix 2^k.
   template <class F>
   static HWY_INLINE void at_radix(int k, F&& f) {
     switch (k) {
+      case 0: f(std::integral_constant<int, 1>{}); break;
       case 1: f(std::integral_constant<int, 2>{}); break;
       case 2: f(std::integral_constant<int, 4>{}); break;
       case 3: f(std::integral_constant<int, 8>{}); break;
@@ -428,6 +464,24 @@ struct SimdOps {
     if (!kFloat || h < kLanes || (j1 - j0) % kLanes != 0)
       return ScalarOps<T>::columns_scaled(x, h, k, j0, j1, factor);
     at_radix(k, [&](auto r) { columns_r<decltype(r)::value, kFloat>(x, h, j0, j1, factor); });
+  }
+
+  static void columns_to(const T* src, std::size_t hs, T* dst, std::size_t hd, int k, std::size_t count, bool stream,
+                         T factor) {
+    if (hs < kLanes || hd < kLanes || count % kLanes != 0)
+      return ScalarOps<T>::columns_to(src, hs, dst, hd, k, count, stream, factor);
+    stream = stream && reinterpret_cast<std::uintptr_t>(dst) % (kLanes * sizeof(T)) == 0;
+    const bool scaled = kFloat && factor != T(1);
+    at_radix(k, [&](auto r) {
+      constexpr int kR = decltype(r)::value;
+      if (stream) {
+        if (scaled) columns_to_r<kR, true, true>(src, hs, dst, hd, count, factor);
+        else columns_to_r<kR, true, false>(src, hs, dst, hd, count, factor);
+      } else {
+        if (scaled) columns_to_r<kR, false, true>(src, hs, dst, hd, count, factor);
+        else columns_to_r<kR, false, false>(src, hs, dst, hd, count, factor);
+      }
+    });
   }
 };
 

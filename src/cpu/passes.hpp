@@ -32,6 +32,7 @@
 // column chunks.
 #pragma once
 
+#include <hwy/cache_control.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -281,8 +282,7 @@ class Pipeline {
         if (src == x) undo(x, i, sub);
         return false;
       }
-    const std::size_t cols = sp.gather ? chunk_columns(part, sp) : part;
-    for (std::size_t j0 = 0; j0 < part; j0 += cols) sweep(x, part, sp, j0, cols, false, false);
+    sweep(x, part, sp, 0, part, false, false);
     return true;
   }
 
@@ -321,9 +321,12 @@ class Pipeline {
     return {chunk(m - lo_, radix_for_rows(std::size_t{1} << lo_)), false};
   }
 
-  std::size_t buffer_words() const { return std::max(block_words_, kMinGatherWidth << kGatherBits); }
+  /// Two chunks of a gathered sweep (it reads one while it writes the other).
+  std::size_t buffer_words() const { return 2 * std::max(block_words_, kMinGatherWidth << kGatherBits); }
 
-  /// Columns per chunk of a sweep across 2^k rows of `run` words.
+  /// Columns per chunk of a sweep across 2^k rows of `run` words: a block's worth (rows of
+  /// 16 KiB at 2^28 floats; two blocks' worth measured the same, four 0.92–0.98×), or less
+  /// to give every thread of the team direct chunks.
   std::size_t chunk_columns(std::size_t run, const Split& sp) const {
     std::size_t cols = std::min(run, std::max(kMinGatherWidth, block_words_ >> sp.k));
     if (!sp.gather)  // enough chunks for the team
@@ -357,19 +360,30 @@ class Pipeline {
     transform_parts(src);
     const std::size_t cols = chunk_columns(part, sp);
     const auto chunks = static_cast<std::ptrdiff_t>(part / cols);
-    auto sweep_chunk = [&](std::ptrdiff_t c) {
-      sweep(x, part, sp, static_cast<std::size_t>(c) * cols, cols, outermost && middle_.active,
-            outermost && !middle_.active);
-    };
-    if (outermost && !middle_.active) {
-      // The last step of the whole transform: the parallel region's own barrier ends it.
+    const bool fused = outermost && middle_.active, scale = outermost && !middle_.active;
+    if (sp.gather) {
+      // Each thread pipelines a run of whole chunks through its buffers.
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const auto team = static_cast<std::size_t>(omp_get_num_threads());
+      const auto share = [&](std::size_t i) { return i * static_cast<std::size_t>(chunks) / team * cols; };
+      sweep(x, part, sp, share(t), share(t + 1), fused, scale);
+      if (scale) return;  // the last step of the whole transform: the region's own barrier ends it
+#pragma omp barrier
+    } else {
+      auto sweep_chunk = [&](std::ptrdiff_t c) {
+        const auto j0 = static_cast<std::size_t>(c) * cols;
+        sweep(x, part, sp, j0, j0 + cols, fused, scale);
+      };
+      if (scale) {
+        // The last step of the whole transform: the parallel region's own barrier ends it.
 #pragma omp for schedule(static) nowait
-      for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
-      return;
-    }
+        for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
+        return;
+      }
 #pragma omp for schedule(static)
-    for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
-    if (outermost && middle_.active) transform_parts(x);
+      for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
+    }
+    if (fused) transform_parts(x);
   }
 
   /// All stages of 2^m words on one thread, depth first: the parts below the top bits first
@@ -383,44 +397,76 @@ class Pipeline {
     const int sub = m - sp.k;
     const std::size_t part = std::size_t{1} << sub;
     for (std::size_t i = 0; i < (std::size_t{1} << sp.k); ++i) forward(src + i * part, x + i * part, sub);
-    const std::size_t cols = sp.gather ? chunk_columns(part, sp) : part;
-    for (std::size_t j0 = 0; j0 < part; j0 += cols) sweep(x, part, sp, j0, cols, false, false);
+    sweep(x, part, sp, 0, part, false, false);
   }
 
-  /// The top stages across the 2^k rows (`run` words apart) of x, on columns [j0, j0+cols);
-  /// then, if `fused`, the dyadic middle and the same stages again; then, if `scale`, the
-  /// scale. Gathered sweeps copy the rows into this thread's buffer and back.
-  void sweep(W* x, std::size_t run, const Split& sp, std::size_t j0, std::size_t cols, bool fused,
-             bool scale) const {
-    const std::size_t rows = std::size_t{1} << sp.k;
-    auto combine_rows = [&](W* base, std::size_t stride) {
-      for (std::size_t r = 0; r < rows; ++r)
-        combine_range(base + r * stride, cols, middle_.op, middle_.spectrum, r * run + j0, middle_.spectrum_mask,
-                      middle_.factor);
-    };
-    if (!sp.gather) {
-      // The middle in registers wherever S is laid out as x: a full-length spectrum (the
-      // outermost sweep covers all 2^n words) or none.
-      if (fused && spectrum_lies_as_x(run << sp.k) &&
-          Ops::columns_middle(x, run, sp.k, j0, j0 + cols, middle_.spectrum, middle_.op, middle_.factor))
-        return;
-      if (fused) {
-        Ops::columns(x, run, sp.k, j0, j0 + cols);
-        combine_rows(x + j0, run);
-      }
-      if (scale && scale_ != W(1)) Ops::columns_scaled(x, run, sp.k, j0, j0 + cols, scale_);
-      else Ops::columns(x, run, sp.k, j0, j0 + cols);
+  /// The top stages across the 2^k rows (`run` words apart) of x, on columns [j0, j1); then,
+  /// if `fused`, the dyadic middle and the same stages again; then, if `scale`, the scale.
+  void sweep(W* x, std::size_t run, const Split& sp, std::size_t j0, std::size_t j1, bool fused, bool scale) const {
+    if (sp.gather) return gathered(x, run, sp, j0, j1, fused, scale);
+    // The middle in registers wherever S is laid out as x: a full-length spectrum (the
+    // outermost sweep covers all 2^n words) or none.
+    if (fused && spectrum_lies_as_x(run << sp.k) &&
+        Ops::columns_middle(x, run, sp.k, j0, j1, middle_.spectrum, middle_.op, middle_.factor))
       return;
-    }
-    W* buffer = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words();
-    const int w = std::countr_zero(cols);
-    for (std::size_t r = 0; r < rows; ++r) Ops::copy(buffer + r * cols, x + r * run + j0, cols);
     if (fused) {
-      stages(buffer, w + sp.k, w);
-      combine_rows(buffer, cols);
+      Ops::columns(x, run, sp.k, j0, j1);
+      combine_rows(x + j0, run, run, sp.k, j0, j1 - j0);
     }
-    stages(buffer, w + sp.k, w, scale ? scale_ : W(1));
-    for (std::size_t r = 0; r < rows; ++r) Ops::copy(x + r * run + j0, buffer + r * cols, cols);
+    if (scale && scale_ != W(1)) Ops::columns_scaled(x, run, sp.k, j0, j1, scale_);
+    else Ops::columns(x, run, sp.k, j0, j1);
+  }
+
+  /// The dyadic middle on 2^k rows of `cols` words, `stride` apart from `base`: row r holds
+  /// x's words r·run + j0 onwards.
+  void combine_rows(W* base, std::size_t stride, std::size_t run, int k, std::size_t j0, std::size_t cols) const {
+    for (std::size_t r = 0; r < (std::size_t{1} << k); ++r)
+      combine_range(base + r * stride, cols, middle_.op, middle_.spectrum, r * run + j0, middle_.spectrum_mask,
+                    middle_.factor);
+  }
+
+  /// sweep() through this thread's buffers, chunk by chunk of chunk_columns() (whole chunks
+  /// in [j0, j1)), as a software pipeline: a chunk's first k/2 stages read its rows from x
+  /// into a buffer, and its other stages write them back from there, streamed past the
+  /// caches; the reads of one chunk alternate, group of rows by group, with the writes of
+  /// the chunk before. x is read and written once, in runs of a chunk's width, and the
+  /// buffer stays in cache. On the AMD EPYC Zen 4 VM the top sweep of 2^28 floats took
+  /// 132 ms (3.2 passes) when it copied each chunk in, did its stages and copied it out,
+  /// and ~100 ms this way (docs/benchmarks.md).
+  void gathered(W* x, std::size_t run, const Split& sp, std::size_t j0, std::size_t j1, bool fused,
+                bool scale) const {
+    const std::size_t cols = chunk_columns(run, sp);
+    const int ka = sp.k / 2, kb = sp.k - ka;
+    const std::size_t a_rows = std::size_t{1} << ka, b_rows = std::size_t{1} << kb;
+    W* const first = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words();
+    const auto buffer = [&](std::size_t c) { return first + (c % 2) * (cols << sp.k); };
+    const auto column = [&](std::size_t c) { return j0 + c * cols; };
+    // Group g of the reads: rows g·2^ka … (g+1)·2^ka − 1 (the first ka stages); group i of
+    // the writes: rows i + q·2^ka (the other kb).
+    const auto read = [&](std::size_t c, std::size_t g) {
+      Ops::columns_to(x + g * a_rows * run + column(c), run, buffer(c) + g * a_rows * cols, cols, ka, cols, false,
+                      W(1));
+    };
+    const auto write = [&](std::size_t c, std::size_t i) {
+      Ops::columns_to(buffer(c) + i * cols, a_rows * cols, x + i * run + column(c), a_rows * run, kb, cols, true,
+                      scale ? scale_ : W(1));
+    };
+    // Fused: the other stages, the middle, and the first stages again, in the buffer.
+    const auto middle = [&](std::size_t c) {
+      W* b = buffer(c);
+      for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(b + i * cols, a_rows * cols, kb, 0, cols);
+      combine_rows(b, cols, run, sp.k, column(c), cols);
+      for (std::size_t g = 0; g < b_rows; ++g) Ops::columns(b + g * a_rows * cols, cols, ka, 0, cols);
+    };
+    const std::size_t chunks = (j1 - j0) / cols;
+    for (std::size_t c = 0; c <= chunks; ++c) {
+      if (fused && c > 0) middle(c - 1);
+      for (std::size_t t = 0; t < std::max(a_rows, b_rows); ++t) {
+        if (c < chunks && t < b_rows) read(c, t);
+        if (c > 0 && t < a_rows) write(c - 1, t);
+      }
+    }
+    hwy::FlushStream();
   }
 
   const W* in_;
