@@ -189,6 +189,48 @@ void check_dyadic(const IsaKernels& isa, const std::vector<Geometry>& gs = geome
           }
 }
 
+/// The two-operand convolution (the second operand's outermost sweep done by the fused
+/// middle where it can): against the textbook, and bitwise against a spectrum transformed
+/// whole and then applied; out of place and in place over either operand.
+template <class W>
+void check_convolve(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0,
+                    int n_max = 13) {
+  std::mt19937_64 rng(13);
+  const auto& k = isa.of<W>();
+  for (const Geometry& g : gs)
+    for (int n = n_min; n <= n_max; ++n)
+      for (int threads : {1, 2}) {
+        const std::size_t size = std::size_t{1} << n;
+        const auto a = small_integers<W>(size, rng), b = small_integers<W>(size, rng);
+        using Acc = std::conditional_t<std::is_floating_point_v<W>, double, W>;
+        std::vector<Acc> ya(a.begin(), a.end()), yb(b.begin(), b.end());
+        textbook(ya);
+        textbook(yb);
+        for (std::size_t i = 0; i < size; ++i) ya[i] *= yb[i];
+        textbook(ya);
+        const double scale = std::is_floating_point_v<W> ? 1.0 / double(size) : 1.0;
+        Vec<W> out(size), s(size), whole(size), two_step(size);
+        k.convolve(a.data(), b.data(), out.data(), s.data(), n, scale, threads, g);
+        k.wht(b.data(), whole.data(), n, threads, 1.0, g);
+        k.dyadic(a.data(), two_step.data(), n, DyadicOp::multiply, whole.data(), n, scale, threads, g);
+        auto over_a = a, over_b = b;
+        k.convolve(over_a.data(), b.data(), over_a.data(), s.data(), n, scale, threads, g);
+        k.convolve(a.data(), over_b.data(), over_b.data(), s.data(), n, scale, threads, g);
+        for (std::size_t i = 0; i < size; ++i) {
+          if constexpr (std::is_floating_point_v<W>) {
+            const double want = ya[i] * scale;
+            const double tol = 64 * std::numeric_limits<W>::epsilon() * (1 + std::fabs(want)) * (n + 1) * 8;
+            ASSERT_NEAR(out[i], want, tol) << "i=" << i << ", " << where(isa, g, n, threads);
+          } else {
+            ASSERT_EQ(out[i], ya[i]) << "i=" << i << ", " << where(isa, g, n, threads);
+          }
+          ASSERT_EQ(out[i], two_step[i]) << "differs from spectrum + dyadic, i=" << i << ", " << where(isa, g, n, threads);
+          ASSERT_EQ(over_a[i], out[i]) << "out = a differs, i=" << i << ", " << where(isa, g, n, threads);
+          ASSERT_EQ(over_b[i], out[i]) << "out = b differs, i=" << i << ", " << where(isa, g, n, threads);
+        }
+      }
+}
+
 TEST(CpuKernels, WhtMatchesTextbookOnEveryPath) {
   for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
     check_wht<float>(*isa);
@@ -216,6 +258,15 @@ TEST(CpuKernels, FusedDyadicMatchesTextbookOnEveryPath) {
   }
 }
 
+TEST(CpuKernels, ConvolutionOfTwoOperandsMatchesTextbookOnEveryPath) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_convolve<float>(*isa);
+    check_convolve<double>(*isa);
+    check_convolve<std::uint64_t>(*isa);
+    check_convolve<u128>(*isa, geometries(), 0, 10);
+  }
+}
+
 // Teams of 1, 2 and 3 threads (3: a team that is not a power of two). Not 5: LLVM's OpenMP
 // runtime (libomp 14, the sanitizer builds') leaks its thread records when a team of 5 on
 // this 2-core machine is followed by a team of 2, with no fastconv code involved (a loop of
@@ -229,6 +280,7 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
     check_wht<std::uint64_t>(*isa, small_share_geometries(), 15, 16, teams);
     check_dyadic<float>(*isa, small_share_geometries(), 15, 16);
     check_dyadic<std::uint64_t>(*isa, small_share_geometries(), 15, 15);
+    check_convolve<float>(*isa, small_share_geometries(), 15, 16);
   }
 }
 

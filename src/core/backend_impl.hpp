@@ -110,6 +110,9 @@ class DyadicKernel {
   /// Floats only: out = scale · W((W·y) ⊘ S); an invalid_argument Error naming the first
   /// index k with |S(k)| ≤ S.zero_threshold.
   virtual void deconvolve(const Spectrum& s, const void* y, void* out, double scale) const = 0;
+  /// out = scale · W(W·f ⊙ W·g), f and g both of this kernel's size (out may be f or g).
+  /// Default: spectrum(g), then apply(); a backend may fuse the two.
+  virtual void convolve(const void* f, const void* g, void* out, double scale) const;
 
   // Device backends, on words in their device's own memory (CUDA device pointers), ordered after
   // the work queued on `stream` (a cudaStream_t; nullptr = the legacy default stream) and

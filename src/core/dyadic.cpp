@@ -108,6 +108,16 @@ void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const 
   const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
   const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
   const auto kernel = b.make_dyadic(n_short, word_of<W>);
+  if (n_long == n_short) {  // both transforms in one call, which a backend may fuse
+    const double scale = std::ldexp(1.0, -n_long);
+    if constexpr (std::is_same_v<W, T>) {
+      kernel->convolve(longer.data(), shorter.data(), out, scale);
+    } else {
+      const auto long_words = to_words<W>(longer, longer.size()), short_words = to_words<W>(shorter, shorter.size());
+      kernel->convolve(long_words.data(), short_words.data(), out, scale);
+    }
+    return;
+  }
   const auto spectrum = spectrum_of<W>(*kernel, shorter);
   const DyadicKernel* same_size = n_long == n_short ? kernel.get() : nullptr;
   if constexpr (std::is_same_v<W, T>) {

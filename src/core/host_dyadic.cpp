@@ -111,6 +111,10 @@ void require_device_backend(std::string_view backend, std::string_view op) {
 }
 
 void WhtKernel::execute_device(void*, std::size_t, std::size_t, double, void*) const { throw_host_memory(); }
+void DyadicKernel::convolve(const void* f, const void* g, void* out, double scale) const {
+  apply(*spectrum(g), f, out, scale);
+}
+
 std::unique_ptr<Spectrum> DyadicKernel::spectrum_device(const void*, void*, bool) const { throw_host_memory(); }
 void DyadicKernel::run_device(DyadicOp, const Spectrum*, const void*, std::size_t, void*, double, void*) const {
   throw_host_memory();

@@ -9,6 +9,7 @@
 // The interface, for a contiguous array x of 2^m words:
 //   kLanesLog2          log2 L (0 for ScalarOps)
 //   kRadixLog2          how many stages one sweep of register-held butterflies covers
+//   kMiddleInRegisters  whether columns_middle can do the dyadic middle (floating point)
 //   first_sweep(x, m, src)
 //                       stages 0 … min(m, kLanesLog2 + kRadixLog2) − 1: the in-vector stages
 //                       by lane permutations, then the first cross-vector stages; returns
@@ -27,9 +28,12 @@
 //                       src and dst do not overlap (ScalarOps also takes src = dst).
 //                       With stream (and dst aligned to a vector), the stores bypass the
 //                       caches: the caller ends its streaming with hwy::FlushStream()
-//   columns_middle(x, h, k, j0, j1, s, op, factor)
+//   columns_middle(x, h, k, j0, j1, s, op, factor, s_pending)
 //                       columns(), each word combined with s at its own index, columns()
-//                       again, in registers; false (nothing done) where it cannot
+//                       again, in registers; with s_pending (multiply only), s's words
+//                       still lack these k stages, and the codelet does them on s's
+//                       vectors first (s itself is not written); false (nothing done)
+//                       where it cannot
 //   below(x, count, limit)
 //                       integer words: whether every x[i], read as a signed word, has
 //                       |x[i]| < 2^limit (limit below the word's width)
@@ -98,6 +102,7 @@ struct ScalarOps {
   using Word = W;
   static constexpr int kLanesLog2 = 0;
   static constexpr int kRadixLog2 = 3;
+  static constexpr bool kMiddleInRegisters = false;
 
   static int first_sweep(W* x, int m, const W* src = nullptr) {
     const int k = m < kRadixLog2 ? m : kRadixLog2;
@@ -127,7 +132,9 @@ struct ScalarOps {
   }
 
   /// The fused middle of SimdOps; plain words take the three-step path.
-  static bool columns_middle(W*, std::size_t, int, std::size_t, std::size_t, const W*, DyadicOp, W) { return false; }
+  static bool columns_middle(W*, std::size_t, int, std::size_t, std::size_t, const W*, DyadicOp, W, bool) {
+    return false;
+  }
 
   static void columns(W* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     columns_to(x + j0, h, x + j0, h, k, j1 - j0, false, W(1));
@@ -165,6 +172,7 @@ struct SimdOps {
   static constexpr int kLanesLog2 = std::countr_zero(kLanes);
   static constexpr int kRadixLog2 = kTargetRadixLog2;
   static constexpr bool kFloat = std::is_floating_point_v<T>;
+  static constexpr bool kMiddleInRegisters = kFloat;
 
   /// a, b ← a + b, a − b.
   static HWY_INLINE void butterfly(V& a, V& b) {
@@ -387,8 +395,9 @@ struct SimdOps {
   /// are in registers, so the sweep reads and writes x once and reads S alongside it in the
   /// same pattern. (Done as three steps over a column chunk, the middle read S one row at a
   /// time, 16 MiB apart at 2^25 floats, and took 8 of the fused sweep's 15.5 ms:
-  /// docs/benchmarks.md.)
-  template <int kR, DyadicOp kOp>
+  /// docs/benchmarks.md.) kPending: S's vectors go through the same butterflies first (the
+  /// top stages of the second operand's transform, which then never makes a pass of its own).
+  template <int kR, DyadicOp kOp, bool kPending = false>
   static void columns_middle_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1,
                                const T* HWY_RESTRICT s, T factor) {
     const D d;
@@ -400,14 +409,24 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
       radix_in_registers<kR>(v);
+      if constexpr (kPending) {
+        static_assert(kOp == DyadicOp::multiply, "a pending spectrum is the second operand of a convolution");
+        V sv[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) {
-        // The same roundings as combine_one: (y ⊙ S)·f, (y ⊘ S)·f, y²·f.
-        if constexpr (kOp == DyadicOp::square) {
-          v[r] = hn::Mul(hn::Mul(v[r], v[r]), f);
-        } else {
-          const V sv = hn::LoadU(d, s + (row_of(p, q, odd_h, r) - x));
-          v[r] = hn::Mul(kOp == DyadicOp::multiply ? hn::Mul(v[r], sv) : hn::Div(v[r], sv), f);
+        for (int r = 0; r < kR; ++r) sv[r] = hn::LoadU(d, s + (row_of(p, q, odd_h, r) - x));
+        radix_in_registers<kR>(sv);
+#pragma GCC unroll 16
+        for (int r = 0; r < kR; ++r) v[r] = hn::Mul(hn::Mul(v[r], sv[r]), f);
+      } else {
+#pragma GCC unroll 16
+        for (int r = 0; r < kR; ++r) {
+          // The same roundings as combine_one: (y ⊙ S)·f, (y ⊘ S)·f, y²·f.
+          if constexpr (kOp == DyadicOp::square) {
+            v[r] = hn::Mul(hn::Mul(v[r], v[r]), f);
+          } else {
+            const V sv = hn::LoadU(d, s + (row_of(p, q, odd_h, r) - x));
+            v[r] = hn::Mul(kOp == DyadicOp::multiply ? hn::Mul(v[r], sv) : hn::Div(v[r], sv), f);
+          }
         }
       }
       radix_in_registers<kR>(v);
@@ -428,21 +447,27 @@ struct SimdOps {
     }
   }
 
-  template <DyadicOp kOp>
+  template <DyadicOp kOp, bool kPending = false>
   static void columns_middle_op(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, const T* s, T factor) {
-    at_radix(k, [&](auto r) { columns_middle_r<decltype(r)::value, kOp>(x, h, j0, j1, s, factor); });
+    at_radix(k, [&](auto r) { columns_middle_r<decltype(r)::value, kOp, kPending>(x, h, j0, j1, s, factor); });
   }
 
   /// Floating point: columns(), the dyadic middle with S laid out as x (S[i] belongs with
   /// x[i]; unused for `square`), and columns() again, in one sweep. False (nothing done)
   /// where the three-step path must do it: integer words (their rings multiply in
-  /// combine_one), rows shorter than a vector, or a radix 1.
+  /// combine_one), rows shorter than a vector, or a radix 1. With s_pending (multiply only),
+  /// S's vectors first go through the same k stages.
   static bool columns_middle(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, const T* s, DyadicOp op,
-                             T factor) {
+                             T factor, bool s_pending) {
     if constexpr (!kFloat) {
       return false;
     } else {
       if (k < 1 || h < kLanes || (j1 - j0) % kLanes != 0) return false;
+      if (s_pending) {
+        if (op != DyadicOp::multiply) return false;
+        columns_middle_op<DyadicOp::multiply, true>(x, h, k, j0, j1, s, factor);
+        return true;
+      }
       switch (op) {
         case DyadicOp::multiply: columns_middle_op<DyadicOp::multiply>(x, h, k, j0, j1, s, factor); break;
         case DyadicOp::square: columns_middle_op<DyadicOp::square>(x, h, k, j0, j1, s, factor); break;

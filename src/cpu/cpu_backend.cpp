@@ -246,6 +246,13 @@ class CpuDyadic final : public detail::DyadicKernel {
     run(x, out, DyadicOp::multiply, &s, scale);
   }
 
+  /// g's spectrum into a scratch spectrum, without the sweep that the fused middle does.
+  void convolve(const void* f, const void* g, void* out, double scale) const override {
+    const CpuSpectrum<W> s(log2n_);
+    kernels_.convolve(static_cast<const W*>(f), static_cast<const W*>(g), static_cast<W*>(out), s.values(), log2n_,
+                      scale, threads_, Geometry::of_this_cpu());
+  }
+
   void autocorrelate(const void* x, void* out, double scale) const override {
     run(x, out, DyadicOp::square, nullptr, scale);
   }

@@ -44,6 +44,9 @@ struct WordKernels {
   /// zero-padded operand (S[k mod 2^spectrum_log2n]); `spectrum` is unused by `square`.
   void (*dyadic)(const W* in, W* out, int log2n, DyadicOp op, const W* spectrum, int spectrum_log2n,
                  double scale, int threads, const Geometry& g);
+  /// out ← scale · W(W·a ⊙ W·b), a and b of 2^log2n words, s room for 2^log2n words (b's
+  /// spectrum, left there); out may be a or b.
+  void (*convolve)(const W* a, const W* b, W* out, W* s, int log2n, double scale, int threads, const Geometry& g);
   /// uint32/uint64 only (else null): out ← W·in if every in[i], read as a signed word, has
   /// |in[i]| < 2^limit; otherwise false, and in (which may equal out) as it was.
   bool (*wht_bounded)(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) = nullptr;

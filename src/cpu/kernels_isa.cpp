@@ -23,9 +23,10 @@ namespace {
 template <class W>
 constexpr WordKernels<W> kernels_of() {
   if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>)
-    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::wht_bounded};
+    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
+            &Pipeline<OpsFor<W>>::wht_bounded};
   else
-    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic};
+    return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve};
 }
 
 }  // namespace

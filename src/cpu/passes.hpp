@@ -56,6 +56,9 @@ struct Middle {
   const W* spectrum = nullptr;
   std::size_t spectrum_mask = 0;  ///< S index = global index & mask (a zero-padded operand)
   W factor = W(1);
+  /// Not null (the spectrum's own words, writable): S still lacks the stages of the
+  /// outermost sweep, which the middle does on S's vectors too (Pipeline::convolve).
+  W* pending = nullptr;
 };
 
 template <class Ops>
@@ -85,6 +88,20 @@ class Pipeline {
                      double scale, int threads, const Geometry& g) {
     Middle<W> middle{true, op, spectrum, (std::size_t{1} << spectrum_log2n) - 1, factor_of(scale)};
     Pipeline(in, out, log2n, threads, g, middle, W(1)).run();
+  }
+
+  /// out ← scale · W(W·a ⊙ W·b), a and b of 2^log2n words, `s` room for 2^log2n words (b's
+  /// spectrum; out may be a or b). Where the fused middle can (floating point, the
+  /// outermost sweep direct or in cache), b's transform leaves that sweep out and the
+  /// middle does its stages on S's vectors in registers, beside a's: S makes no top sweep
+  /// over memory of its own. The butterflies are the same, so the result is the same.
+  static void convolve(const W* a, const W* b, W* out, W* s, int log2n, double scale, int threads,
+                       const Geometry& g) {
+    Pipeline spectrum(b, s, log2n, threads, g, Middle<W>{}, W(1));
+    const bool pending = spectrum.run_but_outermost_sweep();
+    Middle<W> middle{true, DyadicOp::multiply, s, (std::size_t{1} << log2n) - 1, factor_of(scale),
+                     pending ? s : nullptr};
+    Pipeline(a, out, log2n, threads, g, middle, W(1)).run();
   }
 
  private:
@@ -204,6 +221,25 @@ class Pipeline {
     for (std::size_t k = 0; k < count; ++k) x[k] *= scale;
   }
 
+  /// run() but for the outermost sweep, where convolve()'s middle will do it on these words
+  /// (true); otherwise the whole of run() (false). Not for a team sharing an array of a
+  /// block or less: there the middle read the other core's rows of S, just written, and
+  /// 2^15 … 2^17 floats took 1.2–1.5× the time of a whole spectrum first (docs/benchmarks.md).
+  bool run_but_outermost_sweep() {
+    const bool shared_block = team_ > 1 && n_ <= bits_of(block_words_ * sizeof(W));
+    if (!Ops::kMiddleInRegisters || (lo_ < n_ && (split(n_).gather || shared_block))) {
+      run();
+      return false;
+    }
+    if (lo_ == n_) {
+      int k = 0;
+      return stages(x_, n_, 0, W(1), in_ != x_ ? in_ : nullptr, &k) < n_;
+    }
+    skip_outermost_sweep_ = true;
+    run();
+    return true;
+  }
+
   void run() {
     const std::size_t words = std::size_t{1} << n_;
     if (lo_ == n_) {  // one block: everything in cache
@@ -219,10 +255,12 @@ class Pipeline {
       const int s = stages(x_, n_, 0, W(1), src, spectrum_lies_as_x(words) ? &k : nullptr);
       if (s < n_) {
         const std::size_t h = std::size_t{1} << s;
-        if (Ops::columns_middle(x_, h, k, 0, h, middle_.spectrum, middle_.op, middle_.factor)) {
+        if (Ops::columns_middle(x_, h, k, 0, h, middle_.spectrum, middle_.op, middle_.factor,
+                                middle_.pending != nullptr)) {
           stages(x_, n_, 0, scale_, nullptr, nullptr, s);
           return;
         }
+        if (middle_.pending != nullptr) Ops::columns(middle_.pending, h, k, 0, h);
         Ops::columns(x_, h, k, 0, h);
       }
       combine_range(x_, words, middle_.op, middle_.spectrum, 0, middle_.spectrum_mask, middle_.factor);
@@ -358,6 +396,7 @@ class Pipeline {
       }
     };
     transform_parts(src);
+    if (outermost && skip_outermost_sweep_) return;
     const std::size_t cols = chunk_columns(part, sp);
     const auto chunks = static_cast<std::ptrdiff_t>(part / cols);
     const bool fused = outermost && middle_.active, scale = outermost && !middle_.active;
@@ -407,9 +446,11 @@ class Pipeline {
     // The middle in registers wherever S is laid out as x: a full-length spectrum (the
     // outermost sweep covers all 2^n words) or none.
     if (fused && spectrum_lies_as_x(run << sp.k) &&
-        Ops::columns_middle(x, run, sp.k, j0, j1, middle_.spectrum, middle_.op, middle_.factor))
+        Ops::columns_middle(x, run, sp.k, j0, j1, middle_.spectrum, middle_.op, middle_.factor,
+                            middle_.pending != nullptr))
       return;
     if (fused) {
+      if (middle_.pending != nullptr) Ops::columns(middle_.pending, run, sp.k, j0, j1);
       Ops::columns(x, run, sp.k, j0, j1);
       combine_rows(x + j0, run, run, sp.k, j0, j1 - j0);
     }
@@ -479,6 +520,7 @@ class Pipeline {
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int leaf_ = 0, lo_ = 0, team_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
+  bool skip_outermost_sweep_ = false;  ///< run_but_outermost_sweep()
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
   };
