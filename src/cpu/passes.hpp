@@ -227,7 +227,7 @@ class Pipeline {
   /// 2^15 … 2^17 floats took 1.2–1.5× the time of a whole spectrum first (docs/benchmarks.md).
   bool run_but_outermost_sweep() {
     const bool shared_block = team_ > 1 && n_ <= bits_of(block_words_ * sizeof(W));
-    if (!Ops::kMiddleInRegisters || (lo_ < n_ && (split(n_).gather || shared_block))) {
+    if (!Ops::kMiddleInRegisters || (lo_ < n_ && shared_block)) {
       run();
       return false;
     }
@@ -359,8 +359,11 @@ class Pipeline {
     return {chunk(m - lo_, radix_for_rows(std::size_t{1} << lo_)), false};
   }
 
-  /// Two chunks of a gathered sweep (it reads one while it writes the other).
-  std::size_t buffer_words() const { return 2 * std::max(block_words_, kMinGatherWidth << kGatherBits); }
+  /// Two chunks of a gathered sweep (it reads one while it writes the other), and a third
+  /// for the spectrum's chunk where its stages are pending (convolve()).
+  std::size_t buffer_words() const {
+    return (middle_.pending != nullptr ? 3 : 2) * std::max(block_words_, kMinGatherWidth << kGatherBits);
+  }
 
   /// Columns per chunk of a sweep across 2^k rows of `run` words: a block's worth (rows of
   /// 16 KiB at 2^28 floats; two blocks' worth measured the same, four 0.92–0.98×), or less
@@ -492,11 +495,22 @@ class Pipeline {
       Ops::columns_to(buffer(c) + i * cols, a_rows * cols, x + i * run + column(c), a_rows * run, kb, cols, true,
                       scale ? scale_ : W(1));
     };
-    // Fused: the other stages, the middle, and the first stages again, in the buffer.
+    // Fused: the other stages, the middle, and the first stages again, in the buffer. A
+    // pending spectrum's chunk goes through all the stages in a buffer of its own first.
     const auto middle = [&](std::size_t c) {
       W* b = buffer(c);
       for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(b + i * cols, a_rows * cols, kb, 0, cols);
-      combine_rows(b, cols, run, sp.k, column(c), cols);
+      if (middle_.pending != nullptr) {
+        W* const s = first + 2 * (cols << sp.k);
+        for (std::size_t g = 0; g < b_rows; ++g)
+          Ops::columns_to(middle_.pending + g * a_rows * run + column(c), run, s + g * a_rows * cols, cols, ka, cols,
+                          false, W(1));
+        for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(s + i * cols, a_rows * cols, kb, 0, cols);
+        for (std::size_t r = 0; r < (std::size_t{1} << sp.k); ++r)
+          combine_range(b + r * cols, cols, DyadicOp::multiply, s + r * cols, 0, cols - 1, middle_.factor);
+      } else {
+        combine_rows(b, cols, run, sp.k, column(c), cols);
+      }
       for (std::size_t g = 0; g < b_rows; ++g) Ops::columns(b + g * a_rows * cols, cols, ka, 0, cols);
     };
     const std::size_t chunks = (j1 - j0) / cols;
