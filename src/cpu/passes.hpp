@@ -18,7 +18,10 @@
 // transformed (reading x, writing out), the top sweep transforms each column vector of its
 // rows, multiplies it by the spectrum and transforms it back while it is in registers, and
 // the parts are transformed again (the inverse thus runs its top stages first). An array of
-// one block does the same with its own last sweep. The scale of a normalised transform is
+// one block does the same with its own last sweep. A convolution of two operands
+// (convolve()) leaves the second one's outermost sweep undone too: the middle does those
+// stages on S's vectors (in the gathered sweeps, on S's chunk in a buffer) beside the first
+// one's, so S makes no pass of its own there. The scale of a normalised transform is
 // applied by the last sweep, before its stores.
 //
 // Exact integer transforms run in the word's own ring only if no result can overflow: every
