@@ -94,10 +94,11 @@ class Pipeline {
   }
 
   /// out ← scale · W(W·a ⊙ W·b), a and b of 2^log2n words, `s` room for 2^log2n words (b's
-  /// spectrum; out may be a or b). Where the fused middle can (floating point, the
-  /// outermost sweep direct or in cache), b's transform leaves that sweep out and the
-  /// middle does its stages on S's vectors in registers, beside a's: S makes no top sweep
-  /// over memory of its own. The butterflies are the same, so the result is the same.
+  /// spectrum; out may be a or b). Where the fused middle can (floating point; not a team
+  /// sharing one block), b's transform leaves its outermost sweep out and the middle does
+  /// those stages on S's vectors in registers (or on S's chunk in a buffer, where the sweep
+  /// is gathered), beside a's: S makes no top sweep over memory of its own. The butterflies
+  /// are the same, so the result is the same as with a whole spectrum.
   static void convolve(const W* a, const W* b, W* out, W* s, int log2n, double scale, int threads,
                        const Geometry& g) {
     Pipeline spectrum(b, s, log2n, threads, g, Middle<W>{}, W(1));
