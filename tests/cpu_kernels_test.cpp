@@ -199,7 +199,7 @@ void check_convolve(const IsaKernels& isa, const std::vector<Geometry>& gs = geo
   const auto& k = isa.of<W>();
   for (const Geometry& g : gs)
     for (int n = n_min; n <= n_max; ++n)
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 3}) {
         const std::size_t size = std::size_t{1} << n;
         const auto a = small_integers<W>(size, rng), b = small_integers<W>(size, rng);
         using Acc = std::conditional_t<std::is_floating_point_v<W>, double, W>;
@@ -281,6 +281,7 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
     check_dyadic<float>(*isa, small_share_geometries(), 15, 16);
     check_dyadic<std::uint64_t>(*isa, small_share_geometries(), 15, 15);
     check_convolve<float>(*isa, small_share_geometries(), 15, 16);
+    check_convolve<double>(*isa, small_share_geometries(), 15, 16);
   }
 }
 
