@@ -100,15 +100,16 @@ void check_output(std::span<T> out, std::size_t size, std::string_view op) {
                                                  " elements, the result has " + std::to_string(size));
 }
 
-/// C = f ⊛ g in words W into `out` (2^n_long words; it may alias the longer operand when
-/// T = W): the spectrum of the shorter operand at its own size, applied to the longer one.
+/// C = f ⊛ g in words W into `out` (2^n_long words; when T = W it may be an operand of that length):
+/// at one size, both operands in one kernel call (which a backend may fuse); otherwise the
+/// spectrum of the shorter operand at its own size, applied to the longer one.
 template <class W, class T>
 void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const T> g, W* out) {
   const bool f_longer = f.size() >= g.size();
   const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
   const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
   const auto kernel = b.make_dyadic(n_short, word_of<W>);
-  if (n_long == n_short) {  // both transforms in one call, which a backend may fuse
+  if (n_long == n_short) {
     const double scale = std::ldexp(1.0, -n_long);
     if constexpr (std::is_same_v<W, T>) {
       kernel->convolve(longer.data(), shorter.data(), out, scale);
@@ -119,12 +120,11 @@ void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const 
     return;
   }
   const auto spectrum = spectrum_of<W>(*kernel, shorter);
-  const DyadicKernel* same_size = n_long == n_short ? kernel.get() : nullptr;
   if constexpr (std::is_same_v<W, T>) {
-    apply_words(b, same_size, *spectrum, n_long, longer.data(), out);
+    apply_words(b, nullptr, *spectrum, n_long, longer.data(), out);
   } else {
     auto words = to_words<W>(longer, longer.size());
-    apply_words(b, same_size, *spectrum, n_long, words.data(), out);
+    apply_words(b, nullptr, *spectrum, n_long, words.data(), out);
   }
 }
 

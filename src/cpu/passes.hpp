@@ -230,8 +230,8 @@ class Pipeline {
   /// block or less: there the middle read the other core's rows of S, just written, and
   /// 2^15 … 2^17 floats took 1.2–1.5× the time of a whole spectrum first (docs/benchmarks.md).
   bool run_but_outermost_sweep() {
-    const bool shared_block = team_ > 1 && n_ <= bits_of(block_words_ * sizeof(W));
-    if (!Ops::kMiddleInRegisters || (lo_ < n_ && shared_block)) {
+    const bool shared_block = team_ > 1 && (std::size_t{1} << n_) <= block_words_;
+    if (!Ops::kMiddleInRegisters || shared_block) {
       run();
       return false;
     }
@@ -489,11 +489,14 @@ class Pipeline {
     W* const first = buffers_.get() + static_cast<std::size_t>(omp_get_thread_num()) * buffer_words();
     const auto buffer = [&](std::size_t c) { return first + (c % 2) * (cols << sp.k); };
     const auto column = [&](std::size_t c) { return j0 + c * cols; };
-    // Group g of the reads: rows g·2^ka … (g+1)·2^ka − 1 (the first ka stages); group i of
-    // the writes: rows i + q·2^ka (the other kb).
-    const auto read = [&](std::size_t c, std::size_t g) {
-      Ops::columns_to(x + g * a_rows * run + column(c), run, buffer(c) + g * a_rows * cols, cols, ka, cols, false,
-                      W(1));
+    // Group g of the reads: rows g·2^ka … (g+1)·2^ka − 1 of chunk c of `from` into `to`, through
+    // the first ka stages; group i of the writes: rows i + q·2^ka (the other kb).
+    const auto read_group = [&](const W* from, W* to, std::size_t c, std::size_t g) {
+      Ops::columns_to(from + g * a_rows * run + column(c), run, to + g * a_rows * cols, cols, ka, cols, false, W(1));
+    };
+    const auto read = [&](std::size_t c, std::size_t g) { read_group(x, buffer(c), c, g); };
+    const auto other_stages = [&](W* b) {
+      for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(b + i * cols, a_rows * cols, kb, 0, cols);
     };
     const auto write = [&](std::size_t c, std::size_t i) {
       Ops::columns_to(buffer(c) + i * cols, a_rows * cols, x + i * run + column(c), a_rows * run, kb, cols, true,
@@ -503,13 +506,11 @@ class Pipeline {
     // pending spectrum's chunk goes through all the stages in a buffer of its own first.
     const auto middle = [&](std::size_t c) {
       W* b = buffer(c);
-      for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(b + i * cols, a_rows * cols, kb, 0, cols);
+      other_stages(b);
       if (middle_.pending != nullptr) {
         W* const s = first + 2 * (cols << sp.k);
-        for (std::size_t g = 0; g < b_rows; ++g)
-          Ops::columns_to(middle_.pending + g * a_rows * run + column(c), run, s + g * a_rows * cols, cols, ka, cols,
-                          false, W(1));
-        for (std::size_t i = 0; i < a_rows; ++i) Ops::columns(s + i * cols, a_rows * cols, kb, 0, cols);
+        for (std::size_t g = 0; g < b_rows; ++g) read_group(middle_.pending, s, c, g);
+        other_stages(s);
         for (std::size_t r = 0; r < (std::size_t{1} << sp.k); ++r)
           combine_range(b + r * cols, cols, DyadicOp::multiply, s + r * cols, 0, cols - 1, middle_.factor);
       } else {
