@@ -61,7 +61,7 @@ def _cuda_device(x: Any) -> Optional[int]:
 
 def _dtype_name(x: Any) -> str:
     framework = _arrays.framework_of(x)
-    return framework.dtype_name(x) if framework is not None else _arrays.to_numpy(x).dtype.name
+    return framework.dtype_name(x) if framework is not None else _arrays.dtype_name(_arrays.to_numpy(x).dtype)
 
 
 def _float_dtype(*names: str) -> np.dtype:
@@ -120,7 +120,7 @@ class Conv2dPlan:
         if c != w.shape[1]:
             raise _invalid(f"the weights take {w.shape[1]} input channels, the input has {c}")
         b = None if bias is None else _host(bias)
-        operands = [w.dtype.name] + ([] if b is None else [b.dtype.name])
+        operands = [_arrays.dtype_name(w.dtype)] + ([] if b is None else [_arrays.dtype_name(b.dtype)])
         self.dtype = np.dtype(dtype) if dtype is not None else _float_dtype(*operands)
         if self.dtype not in (np.float32, np.float64):
             raise _invalid(f"conv2d computes in float32 or float64, not {self.dtype}")
@@ -131,7 +131,7 @@ class Conv2dPlan:
                 raise _invalid(f"bias must have shape ({w.shape[0]},), not {b.shape}")
         self.input_shape = tuple(int(v) for v in input_shape)
         self.padding = padding_of(padding, (w.shape[2], w.shape[3]))
-        plan_type = getattr(_fastconv, "_Conv2dPlan_" + self.dtype.name)
+        plan_type = getattr(_fastconv, "_Conv2dPlan_" + _arrays.dtype_name(self.dtype))
         self._plan = plan_type(n, h, wd, w, b, self.padding, algorithm, backend, threads)
         top, bottom, left, right = self.padding
         self._output_shape = (n, w.shape[0], h + top + bottom - w.shape[2] + 1, wd + left + right - w.shape[3] + 1)
@@ -178,8 +178,8 @@ class Conv2dPlan:
         if self._device is not None and device != self._device:
             raise _invalid(f"this plan computes on CUDA device {self._device}, the input is on device {device}")
         batched = x.reshape((1, *x.shape)) if x.ndim == 3 else x
-        if framework.dtype_name(batched) != self.dtype.name:
-            batched = framework.astype(batched, self.dtype.name)
+        if framework.dtype_name(batched) != _arrays.dtype_name(self.dtype):
+            batched = framework.astype(batched, _arrays.dtype_name(self.dtype))
         batched = framework.contiguous(batched)
         out = framework.empty(self._output_shape, batched)
         self._plan.execute_device(batched, out, framework.stream(batched))
