@@ -4,6 +4,7 @@
 // top level shared by threads or worked through part by part, the fused dyadic middle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -144,6 +145,77 @@ void check_wht_bounded(const IsaKernels& isa) {
         }
 }
 
+/// Row counts for batches of rows of 2^n words that a Geometry's leaf holds `per` of: a few,
+/// around one leaf's worth, and two leaves' worth and an odd rest (runs of every size).
+std::vector<std::size_t> row_counts(const Geometry& g, int n, std::size_t word_bytes) {
+  const std::size_t per = std::max<std::size_t>(1, (g.leaf_bytes / word_bytes) >> n);
+  return {1, 2, 3, 7, per - 1 > 0 ? per - 1 : 1, per, per + 1, 2 * per + 5};
+}
+
+/// A batch of rows back to back (wht_rows): every row its own textbook transform, short rows
+/// transformed many to a codelet call, rows longer than a leaf one at a time.
+template <class W>
+void check_wht_rows(const IsaKernels& isa) {
+  std::mt19937_64 rng(14);
+  const auto& k = isa.of<W>();
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 12; ++n)
+      for (std::size_t rows : row_counts(g, n, sizeof(W))) {
+        const std::size_t size = std::size_t{1} << n;
+        const auto x = small_integers<W>(rows * size, rng);
+        auto want = x;
+        for (std::size_t r = 0; r < rows; ++r) {
+          Vec<W> row(want.begin() + r * size, want.begin() + (r + 1) * size);
+          textbook(row);
+          std::copy(row.begin(), row.end(), want.begin() + r * size);
+        }
+        auto got = x;
+        ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, -1, g));
+        ASSERT_TRUE(got == want) << rows << " rows, " << where(isa, g, n, 1);
+        if constexpr (std::is_floating_point_v<W>) {
+          got = x;
+          ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 0.25, -1, g));
+          for (auto& e : want) e *= W(0.25);
+          ASSERT_TRUE(got == want) << "scaled, " << rows << " rows, " << where(isa, g, n, 1);
+        }
+      }
+}
+
+/// wht_rows with a limit: the transform when every word fits; otherwise false and the batch
+/// as it was, whether the word that does not fit is the first, in a middle row or the last.
+template <class W>
+void check_wht_rows_bounded(const IsaKernels& isa) {
+  using S = std::make_signed_t<W>;
+  std::mt19937_64 rng(15);
+  const auto& k = isa.of<W>();
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 12; ++n)
+      for (std::size_t rows : row_counts(g, n, sizeof(W)))
+        for (int limit : {4, std::numeric_limits<S>::digits - n}) {
+          const std::size_t size = std::size_t{1} << n, words = rows * size;
+          auto x = small_integers<W>(words, rng);
+          x[words - 1] = W(0) - ((W{1} << limit) - 1);  // the largest that fits
+          auto want = x;
+          for (std::size_t r = 0; r < rows; ++r) {
+            Vec<W> row(want.begin() + r * size, want.begin() + (r + 1) * size);
+            textbook(row);
+            std::copy(row.begin(), row.end(), want.begin() + r * size);
+          }
+          auto got = x;
+          ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, limit, g)) << rows << " rows, " << where(isa, g, n, 1);
+          ASSERT_TRUE(got == want) << "limit " << limit << ", " << rows << " rows, " << where(isa, g, n, 1);
+          for (std::size_t at : {std::size_t{0}, rows / 2 * size + size / 2, words - 1}) {
+            auto bad = x;
+            bad[at] = W{1} << limit;  // one too many
+            got = bad;
+            ASSERT_FALSE(k.wht_rows(got.data(), rows, n, 1.0, limit, g))
+                << "at " << at << ", " << rows << " rows, " << where(isa, g, n, 1);
+            ASSERT_TRUE(got == bad) << "not restored: at " << at << ", limit " << limit << ", " << rows << " rows, "
+                                    << where(isa, g, n, 1);
+          }
+        }
+}
+
 template <class W>
 void check_dyadic(const IsaKernels& isa, const std::vector<Geometry>& gs = geometries(), int n_min = 0, int n_max = 13) {
   std::mt19937_64 rng(12);
@@ -245,6 +317,23 @@ TEST(CpuKernels, BoundedWhtTransformsOrLeavesTheInputOnEveryPath) {
   for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
     check_wht_bounded<std::uint32_t>(*isa);
     check_wht_bounded<std::uint64_t>(*isa);
+  }
+}
+
+TEST(CpuKernels, BatchesOfRowsMatchTextbookRowByRow) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht_rows<float>(*isa);
+    check_wht_rows<double>(*isa);
+    check_wht_rows<std::uint32_t>(*isa);
+    check_wht_rows<std::uint64_t>(*isa);
+    check_wht_rows<u128>(*isa);
+  }
+}
+
+TEST(CpuKernels, BoundedBatchesTransformOrLeaveTheInput) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht_rows_bounded<std::uint32_t>(*isa);
+    check_wht_rows_bounded<std::uint64_t>(*isa);
   }
 }
 

@@ -258,6 +258,54 @@ TEST(WhtIsa, EveryInstructionSetMatchesTheReference) {
   }
 }
 
+// Short rows back to back go to the kernels a leaf's worth of rows at a time, shared out by
+// contiguous runs of rows (one per thread from 2^15 words on): every team, every order and
+// normalisation, row counts that do not divide evenly, against the reference backend.
+TYPED_TEST(WhtLarge, ShortRowsBackToBackMatchTheReferenceOnEveryTeam) {
+  using T = TypeParam;
+  std::mt19937_64 rng(6);
+  for (int n : {0, 1, 2, 3, 4, 5, 8, 11, 13})
+    for (std::size_t rows : {std::size_t{3}, ((std::size_t{1} << 16) >> n) + 3}) {
+      const std::size_t size = std::size_t{1} << n;
+      const auto x = oracle::random_vector<T>(rows * size, rng, -1000, 1000);
+      for (Order order : kOrders)
+        for (Normalization norm : kNorms) {
+          if (std::is_integral_v<T> && norm != Normalization::none) continue;  // random data: not divisible
+          auto want = x;
+          WhtPlan<T>(n, {order, norm}, Backend::reference()).execute(want, rows, size);
+          for (int threads : {1, 2, 3}) {
+            auto got = x;
+            WhtPlan<T>(n, {order, norm}, Backend::cpu(threads)).execute(got, rows, size);
+            for (std::size_t i = 0; i < got.size(); ++i) {
+              if constexpr (std::is_integral_v<T>) {
+                ASSERT_EQ(got[i], want[i]) << "n=" << n << " rows=" << rows << " threads=" << threads << " i=" << i;
+              } else {
+                const double tol = 2 * (n + 1) * oracle::unit_roundoff<T>() * 1000.0 * static_cast<double>(size);
+                ASSERT_NEAR(got[i], want[i], tol) << "n=" << n << " rows=" << rows << " threads=" << threads << " i=" << i;
+              }
+            }
+          }
+        }
+    }
+}
+
+// One word over the ring's bound in a batch of short rows shared by a team: the other
+// threads' runs, already transformed, are restored and the batch goes to the wide ring.
+TEST(WhtInteger, OneWordBeyondTheBoundInATeamsBatchIsExact) {
+  for (int threads : {2, 3})
+    for (int n : {2, 6})
+      for (std::size_t at_row : {std::size_t{0}, std::size_t{5000}, std::size_t{9999}}) {
+        const std::size_t size = std::size_t{1} << n, rows = 10000;
+        std::mt19937_64 rng(static_cast<std::uint64_t>(at_row) + n);
+        auto x = oracle::random_vector<std::int32_t>(rows * size, rng, -1000, 1000);
+        x[at_row * size + 1] = std::int32_t{1} << (31 - n);  // every result still fits int32
+        auto want = x;
+        WhtPlan<std::int32_t>(n, {}, Backend::reference()).execute(want, rows, size);
+        WhtPlan<std::int32_t>(n, {}, Backend::cpu(threads)).execute(x, rows, size);
+        ASSERT_EQ(x, want) << "threads=" << threads << " n=" << n << " row " << at_row;
+      }
+}
+
 TEST(WhtIdentities, TransformTwiceIsNTimesIdentity) {
   std::mt19937_64 rng(6);
   for (Order order : kOrders) {

@@ -10,11 +10,13 @@
 //   kLanesLog2          log2 L (0 for ScalarOps)
 //   kRadixLog2          how many stages one sweep of register-held butterflies covers
 //   kMiddleInRegisters  whether columns_middle can do the dyadic middle (floating point)
-//   first_sweep(x, m, src)
-//                       stages 0 … min(m, kLanesLog2 + kRadixLog2) − 1: the in-vector stages
-//                       by lane permutations, then the first cross-vector stages; returns
-//                       the number of stages done. With src (not null, not x), the words
-//                       are read from src: an out-of-place transform's copy rides on it
+//   first_sweep(x, m, src, upto)
+//                       stages 0 … min(upto, kLanesLog2 + kRadixLog2) − 1 (upto ≤ m; m if
+//                       not given): the in-vector stages by lane permutations, then the
+//                       first cross-vector stages; returns the number of stages done. With
+//                       src (not null, not x), the words are read from src: an out-of-place
+//                       transform's copy rides on it. With upto < m, each run of 2^upto
+//                       words is transformed on its own (a batch of short rows)
 //   copy(dst, src, count)
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
@@ -104,8 +106,9 @@ struct ScalarOps {
   static constexpr int kRadixLog2 = 3;
   static constexpr bool kMiddleInRegisters = false;
 
-  static int first_sweep(W* x, int m, const W* src = nullptr) {
-    const int k = m < kRadixLog2 ? m : kRadixLog2;
+  static int first_sweep(W* x, int m, const W* src = nullptr, int upto = -1) {
+    if (upto < 0 || upto > m) upto = m;
+    const int k = upto < kRadixLog2 ? upto : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
     if (src != nullptr) copy(x, src, n);
     for (std::size_t base = 0; base < n; base += std::size_t{1} << k) columns(x + base, 1, k, 0, 1);
@@ -253,18 +256,26 @@ struct SimdOps {
 #endif
   }
 
-  /// In-vector stages kI … kLanesLog2 − 1.
-  template <int kI = 0>
+  /// In-vector stages kI … kEnd − 1.
+  template <int kI = 0, int kEnd = kLanesLog2>
   static HWY_INLINE V lane_stages(V v, const LaneStages& c) {
-    if constexpr (kI >= kLanesLog2) {
+    if constexpr (kI >= kEnd) {
       return v;
     } else {
       const V p = partner<kI>(v);
       // Lower lane: v + p; upper lane: p − v (its partner p is the lower element).
       if constexpr (kFloat) v = hn::MulAdd(v, c.sign[kI], p);
       else v = hn::IfThenElse(c.upper[kI], hn::Sub(p, v), hn::Add(v, p));
-      return lane_stages<kI + 1>(v, c);
+      return lane_stages<kI + 1, kEnd>(v, c);
     }
+  }
+
+  /// In-vector stages 0 … kEnd − 1 of every vector: rows of 2^kEnd words, shorter than one.
+  template <int kEnd>
+  static void lane_sweep_r(T* x, const T* from, std::size_t n) {  // from may be x
+    const D d;
+    const LaneStages c;
+    for (std::size_t k = 0; k < n; k += kLanes) hn::StoreU(lane_stages<0, kEnd>(hn::LoadU(d, from + k), c), d, x + k);
   }
 
   template <int kR>
@@ -281,11 +292,22 @@ struct SimdOps {
     }
   }
 
-  static int first_sweep(T* x, int m, const T* src = nullptr) {
-    if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src);
-    const int k = m - kLanesLog2 < kRadixLog2 ? m - kLanesLog2 : kRadixLog2;
+  static int first_sweep(T* x, int m, const T* src = nullptr, int upto = -1) {
+    if (upto < 0 || upto > m) upto = m;
+    if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src, upto);
     const std::size_t n = std::size_t{1} << m;
     const T* from = src != nullptr ? src : x;
+    if (upto < kLanesLog2) {  // rows shorter than a vector: some of the in-vector stages
+      switch (upto) {
+        case 0: if (src != nullptr) copy(x, src, n); break;
+        case 1: lane_sweep_r<1>(x, from, n); break;
+        case 2: lane_sweep_r<2>(x, from, n); break;
+        case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3>(x, from, n); break;
+        default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4>(x, from, n); break;
+      }
+      return upto;
+    }
+    const int k = upto - kLanesLog2 < kRadixLog2 ? upto - kLanesLog2 : kRadixLog2;
     if (k == 0) first_sweep_r<1>(x, from, n);
     else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value>(x, from, n); });
     return kLanesLog2 + k;

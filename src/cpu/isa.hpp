@@ -47,6 +47,10 @@ struct WordKernels {
   /// out ← scale · W(W·a ⊙ W·b), a and b of 2^log2n words, s room for 2^log2n words (b's
   /// spectrum, left there); out may be a or b.
   void (*convolve)(const W* a, const W* b, W* out, W* s, int log2n, double scale, int threads, const Geometry& g);
+  /// `rows` rows of 2^log2n words back to back from x, each transformed in place (times
+  /// scale) on this thread; short rows a leaf's worth at a time. With limit ≥ 0 (uint32/uint64
+  /// only), as wht_bounded: false, and x as it was, if some |x[i]| ≥ 2^limit.
+  bool (*wht_rows)(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g);
   /// uint32/uint64 only (else null): out ← W·in if every in[i], read as a signed word, has
   /// |in[i]| < 2^limit; otherwise false, and in (which may equal out) as it was.
   bool (*wht_bounded)(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) = nullptr;

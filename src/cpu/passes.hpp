@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
@@ -85,6 +86,26 @@ class Pipeline {
     return p.run_bounded();
   }
 
+  /// `rows` rows of 2^log2n words each, back to back from x, each transformed in place
+  /// (times scale). Rows up to a leaf go a leaf's worth at a time, as the low log2n stages of
+  /// that run: short rows share each codelet call instead of paying a call, and a walk's
+  /// set-up, apiece. With limit ≥ 0 (uint32/uint64 words), as wht_bounded: false, and x as
+  /// it was, if some |x[i]| ≥ 2^limit.
+  static bool wht_rows(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g) {
+    Pipeline p(x, x, log2n, 1, g, Middle<W>{}, factor_of(scale));
+    if constexpr (kCheckable) {
+      if (limit >= 0) {
+        p.limit_ = std::clamp(limit, 0, std::max(0, std::numeric_limits<std::make_signed_t<W>>::digits - log2n));
+        const std::size_t done = p.rows_bounded(x, rows, log2n);
+        if (done == rows) return true;
+        p.rows_in_runs(x, done, log2n, [&](W* at, int run) { p.undo_run(at, run, log2n); });
+        return false;
+      }
+    }
+    p.rows_in_runs(x, rows, log2n, [&](W* at, int run) { p.transform_run(at, run, log2n, scale); });
+    return true;
+  }
+
   /// out ← scale · W(op(W·in, S)), S of 2^spectrum_log2n words standing for its zero-padded
   /// operand (in may equal out).
   static void dyadic(const W* in, W* out, int log2n, DyadicOp op, const W* spectrum, int spectrum_log2n,
@@ -112,7 +133,7 @@ class Pipeline {
   static constexpr std::size_t kMinWordsPerThread = std::size_t{1} << 14;
 
   Pipeline(const W* in, W* out, int n, int threads, const Geometry& g, Middle<W> middle, W scale)
-      : in_(in), x_(out), n_(n), middle_(middle), scale_(scale) {
+      : in_(in), x_(out), n_(n), middle_(middle), scale_(scale), geometry_(&g) {
     leaf_ = bits_of(g.leaf_bytes);
     const int block = std::max(bits_of(g.block_bytes), leaf_);
     block_words_ = std::size_t{1} << block;
@@ -151,8 +172,7 @@ class Pipeline {
   /// come from src: each leaf's first sweep reads them there, so an out-of-place transform
   /// makes no copy pass of its own. With `held_radix`, a last sweep across rows is left
   /// undone: the stage it would start at is returned and its radix (log2) stored there;
-  /// otherwise (and when the first sweep was the last) upto is returned. A given upto must
-  /// not end inside the first sweep (it is a stage that an earlier walk returned).
+  /// otherwise (and when the first sweep was the last) upto is returned.
   int stages(W* x, int m, int s0, W scale = W(1), const W* src = nullptr, int* held_radix = nullptr,
              int upto = -1) const {
     if (upto < 0) upto = m;
@@ -169,7 +189,7 @@ class Pipeline {
       scale_range(x, n, scale);
       return upto;
     }
-    int s = s0 == 0 ? Ops::first_sweep(x, m, src) : s0;
+    int s = s0 == 0 ? Ops::first_sweep(x, m, src, upto) : s0;
     if (s >= upto) {  // the first sweep was the only one
       scale_range(x, n, scale);
       return upto;
@@ -326,6 +346,50 @@ class Pipeline {
       }
     sweep(x, part, sp, 0, part, false, false);
     return true;
+  }
+
+  static constexpr bool kCheckable = std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>;
+
+  /// f(at, run) over `rows` rows of 2^log2n words from x, cut into runs of 2^run words: a
+  /// leaf's worth of rows (or one row, if rows are longer), then the rest in power-of-two
+  /// runs, largest first.
+  template <class F>
+  void rows_in_runs(W* x, std::size_t rows, int log2n, F&& f) const {
+    std::size_t done = 0;
+    for (int run = std::max(leaf_, log2n); run >= log2n; --run)
+      for (const std::size_t count = std::size_t{1} << (run - log2n); rows - done >= count; done += count)
+        f(x + (done << log2n), run);
+  }
+
+  /// The rows of 2^log2n words in a run of 2^run (one row: a whole walk of its own).
+  void transform_run(W* at, int run, int log2n, double scale) const {
+    if (run == log2n && log2n > leaf_) wht(at, at, log2n, 1, scale, *geometry_);
+    else stages(at, run, 0, factor_of(scale), nullptr, nullptr, log2n);
+  }
+
+  /// How many rows, from the first, wht_rows transformed before a word failed the limit
+  /// (all: none failed); checked a run at a time, before the run is transformed.
+  std::size_t rows_bounded(W* x, std::size_t rows, int log2n) const {
+    std::size_t done = 0;
+    bool fits = true;
+    rows_in_runs(x, rows, log2n, [&](W* at, int run) {
+      if (!fits) return;
+      if (run == log2n && log2n > leaf_) {  // a long row: checked leaf by leaf in its walk
+        fits = wht_bounded(at, at, log2n, 1, limit_, *geometry_);
+      } else {
+        fits = Ops::below(at, std::size_t{1} << run, limit_);
+        if (fits) stages(at, run, 0, W(1), nullptr, nullptr, log2n);
+      }
+      if (fits) done += std::size_t{1} << (run - log2n);
+    });
+    return done;
+  }
+
+  /// A run that rows_bounded transformed, restored as undo() restores parts.
+  void undo_run(W* at, int run, int log2n) const {
+    using S = std::make_signed_t<W>;
+    transform_run(at, run, log2n, 1.0);
+    for (std::size_t k = 0; k < (std::size_t{1} << run); ++k) at[k] = static_cast<W>(static_cast<S>(at[k]) >> log2n);
   }
 
   /// Restores the first `parts` parts of 2^sub words, each transformed from values below
@@ -534,6 +598,7 @@ class Pipeline {
   int n_;
   Middle<W> middle_;
   W scale_;
+  const Geometry* geometry_;
   std::size_t block_words_ = 1;
   std::size_t gather_bytes_ = 0;
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
