@@ -4,6 +4,7 @@
 //
 //   wht/<type>/<backend>/threads:<t>/log2n:<n>                 one in-place transform
 //   wht_batch/<type>/<backend>/threads:<t>/rows:<r>/log2n:<n>  r contiguous rows of 2^n
+//   wht_batch/.../log2n:<n>/order:<order>                      the same, sequency or Paley order
 //   convolve/float/<backend>/threads:<t>/log2n:<n>             fastconv::convolve, inputs kept
 //   dyadic_system/float/<backend>/threads:<t>/log2n:<n>        DyadicSystem::apply (cached W·h)
 //
@@ -33,14 +34,16 @@ std::string label(const Backend& b) { return std::string(b.name()) + ":" + std::
 
 /// One in-place transform (rows == 1) or a batch of `rows` contiguous rows of 2^log2n.
 template <class T>
-void add_wht(int log2n, std::size_t rows, const Backend& backend, int threads) {
+void add_wht(int log2n, std::size_t rows, const Backend& backend, int threads,
+             fastconv::Order order = fastconv::Order::hadamard) {
   std::string name = (rows == 1 ? "wht/" : "wht_batch/") + std::string(bench::type_name<T>()) + "/" +
                      tag(backend, threads);
   if (rows > 1) name += "/rows:" + std::to_string(rows);
   name += "/log2n:" + std::to_string(log2n);
+  if (order != fastconv::Order::hadamard) name += "/order:" + std::string(fastconv::to_string(order));
   const int total_log2n = log2n + std::countr_zero(rows);
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    const fastconv::WhtPlan<T> plan(log2n, {}, backend);
+    const fastconv::WhtPlan<T> plan(log2n, {order}, backend);
     const std::size_t size = plan.size() * rows;
     const auto input = bench::random_buffer<T>(size);
     const bench::Buffer<T> data(size);
@@ -66,9 +69,15 @@ void add_batches(const bench::SizeOptions& o) {
     std::size_t rows;
     int log2n;
   };
-  for (const Shape s : {Shape{4096, 10}, Shape{256, 14}, Shape{16, 20}}) {
+  // Issue 3's shapes, then short rows (2^2 … 2^8: Hadamard rotations, S-box columns, …), all
+  // of 2^22 words, so that each compares with one transform of 2^22.
+  for (const Shape s : {Shape{4096, 10}, Shape{256, 14}, Shape{16, 20}, Shape{1 << 20, 2}, Shape{1 << 18, 4},
+                        Shape{1 << 16, 6}, Shape{1 << 15, 7}, Shape{1 << 14, 8}}) {
     if (s.log2n + std::countr_zero(s.rows) > o.max_log2n) continue;
     for (int threads : {1, 2}) add_wht<float>(s.log2n, s.rows, Backend::cpu(threads), threads);
+    if (s.log2n <= 8)
+      for (fastconv::Order order : {fastconv::Order::sequency, fastconv::Order::paley})
+        add_wht<float>(s.log2n, s.rows, Backend::cpu(1), 1, order);
   }
 }
 

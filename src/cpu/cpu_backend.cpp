@@ -110,8 +110,13 @@ class CpuWht final : public detail::WhtKernel {
     const std::size_t size = std::size_t{1} << log2n_;
     if (batched(rows, stride)) {
       for_shares(rows, [&](std::size_t first, std::size_t count) {
-        kernels_.wht_rows(base + first * size, count, log2n_, scale, -1, Geometry::of_this_cpu());
-        reorder_rows(base + first * size, count);
+        // Reordered a table's run at a time, while the run is still in L1 from its transform.
+        const std::size_t step = reordered_by_table() ? kTableWords >> log2n_ : count;
+        for (std::size_t r = first; r < first + count; r += step) {
+          const std::size_t n = std::min(step, first + count - r);
+          kernels_.wht_rows(base + r * size, n, log2n_, scale, -1, Geometry::of_this_cpu());
+          reorder_rows(base + r * size, n);
+        }
       });
       return;
     }
@@ -143,10 +148,12 @@ class CpuWht final : public detail::WhtKernel {
   /// short rows are gathered a run at a time, with no work per row. (Row by row through the
   /// tiled permutations, which longer rows keep, rows of 2^1 … 2^12 floats took 1.2–7.4 ns a
   /// word; through the table 0.5–0.6, docs/benchmarks.md.)
+  bool reordered_by_table() const { return order_ != Order::hadamard && log2n_ <= kTableLog2; }
+
   void reorder_rows(W* at, std::size_t count) const {
     if (order_ == Order::hadamard) return;
     const std::size_t size = std::size_t{1} << log2n_, words = count * size;
-    if (log2n_ <= kTableLog2) {
+    if (reordered_by_table()) {
       std::call_once(table_made_, [&] {
         table_.resize(kTableWords);
         for (std::size_t i = 0; i < kTableWords; ++i)
