@@ -146,8 +146,8 @@ class CpuWht final : public detail::WhtKernel {
   /// Rows up to 2^kTableLog2 words go through a table made on the first batch: word i of a run
   /// of 2^kTableLog2 words comes from word table_[i] of it (its row's natural_index), so
   /// short rows are gathered a run at a time, with no work per row. (Row by row through the
-  /// tiled permutations, which longer rows keep, rows of 2^1 … 2^12 floats took 1.2–7.4 ns a
-  /// word; through the table 0.5–0.6, docs/benchmarks.md.)
+  /// tiled permutations, which longer rows keep, rows of 2^1 … 2^12 floats took 1.4–7.4 ns a
+  /// word; through the table 0.45–0.6, docs/benchmarks.md.)
   bool reordered_by_table() const { return order_ != Order::hadamard && log2n_ <= kTableLog2; }
 
   void reorder_rows(W* at, std::size_t count) const {
