@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -371,6 +372,45 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
     check_dyadic<std::uint64_t>(*isa, small_share_geometries(), 15, 15);
     check_convolve<float>(*isa, small_share_geometries(), 15, 16);
     check_convolve<double>(*isa, small_share_geometries(), 15, 16);
+  }
+}
+
+// The 16-bit conversions of every instruction set against types.hpp's, bit for bit: every
+// float16 and bfloat16 widened, and floats of every kind narrowed (every 61st bit pattern,
+// so every exponent and both signs, plus the neighbourhoods of the rounding and range edges).
+TEST(CpuKernels, SixteenBitConversionsMatchTheTypesBitForBit) {
+  std::vector<std::uint32_t> patterns;
+  for (std::uint64_t b = 0; b <= 0xffffffffu; b += 61) patterns.push_back(static_cast<std::uint32_t>(b));
+  for (std::uint32_t edge : {0x00000000u, 0x33000000u, 0x387fc000u, 0x38800000u, 0x477fe000u, 0x477ff000u, 0x47800000u,
+                             0x7f7fffffu, 0x7f800000u, 0x7f800001u, 0x7fc00000u, 0x7fffffffu})
+    for (std::uint32_t d = 0; d < 4096; ++d)
+      for (std::uint32_t sign : {0u, 0x80000000u}) patterns.push_back(((edge + d) & 0x7fffffffu) | sign);
+  std::vector<float> floats(patterns.size());
+  for (std::size_t i = 0; i < patterns.size(); ++i) floats[i] = std::bit_cast<float>(patterns[i]);
+  std::vector<fastconv::float16> h(1 << 16);
+  std::vector<fastconv::bfloat16> b(1 << 16);
+  for (std::uint32_t i = 0; i < (1u << 16); ++i) {
+    h[i] = fastconv::float16::from_bits(static_cast<std::uint16_t>(i));
+    b[i] = fastconv::bfloat16::from_bits(static_cast<std::uint16_t>(i));
+  }
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    std::vector<float> wide(h.size());
+    isa->widen_f16(h.data(), wide.data(), h.size());
+    for (std::size_t i = 0; i < h.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(wide[i]), std::bit_cast<std::uint32_t>(static_cast<float>(h[i])))
+          << isa->name << " float16 bits " << i;
+    isa->widen_bf16(b.data(), wide.data(), b.size());
+    for (std::size_t i = 0; i < b.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(wide[i]), std::bit_cast<std::uint32_t>(static_cast<float>(b[i])))
+          << isa->name << " bfloat16 bits " << i;
+    std::vector<fastconv::float16> hn(floats.size());
+    std::vector<fastconv::bfloat16> bn(floats.size());
+    isa->narrow_f16(floats.data(), hn.data(), floats.size());
+    isa->narrow_bf16(floats.data(), bn.data(), floats.size());
+    for (std::size_t i = 0; i < floats.size(); ++i) {
+      ASSERT_EQ(hn[i].bits, fastconv::float16(floats[i]).bits) << isa->name << " float bits " << patterns[i];
+      ASSERT_EQ(bn[i].bits, fastconv::bfloat16(floats[i]).bits) << isa->name << " float bits " << patterns[i];
+    }
   }
 }
 

@@ -36,12 +36,13 @@ constexpr std::uint16_t float16_bits(float value) noexcept {
   return static_cast<std::uint16_t>(sign | result);
 }
 
-/// The float that IEEE binary16 bits `h` stand for (exact).
+/// The float that IEEE binary16 bits `h` stand for (exact; a NaN comes out quiet, with its
+/// sign and payload, as F16C's vcvtph2ps makes it and IEEE 754's conversions do).
 constexpr float float_from_float16(std::uint16_t h) noexcept {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1fu, fraction = h & 0x3ffu;
   const std::uint32_t normal = ((exponent + 112u) << 23) | (fraction << 13);
-  const std::uint32_t special = 0x7f800000u | (fraction << 13);  // infinity, NaN
+  const std::uint32_t special = 0x7f800000u | (fraction << 13) | (fraction != 0 ? 0x400000u : 0u);  // infinity, NaN
   const std::uint32_t subnormal = std::bit_cast<std::uint32_t>(static_cast<float>(fraction) * 0x1p-24f);
   return std::bit_cast<float>(sign | (exponent == 0 ? subnormal : exponent == 31 ? special : normal));
 }

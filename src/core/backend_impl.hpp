@@ -191,6 +191,17 @@ class BackendImpl {
   [[nodiscard]] virtual std::unique_ptr<WhtKernel> make_wht16(int /*log2n*/, Word16 /*word*/, Order /*order*/) const {
     return nullptr;
   }
+  /// Conversions between 16-bit floats and float for the front end's copies of blocks of rows
+  /// (core/wht16.hpp), where this backend has faster ones than the portable loops of
+  /// types.hpp (the cpu backend: compiled for the instruction set it runs on). The same
+  /// results; null members: the portable loops.
+  struct Conversions16 {
+    void (*widen_f16)(const float16*, float*, std::size_t) = nullptr;
+    void (*narrow_f16)(const float*, float16*, std::size_t) = nullptr;
+    void (*widen_bf16)(const bfloat16*, float*, std::size_t) = nullptr;
+    void (*narrow_bf16)(const float*, bfloat16*, std::size_t) = nullptr;
+  };
+  [[nodiscard]] virtual Conversions16 conversions16() const { return {}; }
   /// Default: composed on the host from this backend's make_wht (see host_dyadic.cpp).
   [[nodiscard]] virtual std::unique_ptr<DyadicKernel> make_dyadic(int log2n, Word word) const;
   /// Host threads the backend computes with (0 = OpenMP's default).

@@ -24,10 +24,19 @@ class ConvertingWht final : public WhtKernel {
   /// and the copy never doubles the memory a large batch takes.
   static constexpr std::size_t kBlockWords = std::size_t{1} << 20;
 
+  using Widen = void (*)(const T*, W*, std::size_t);
+  using Narrow = void (*)(const W*, T*, std::size_t);
+
   /// `device_refusal`: the message of the unsupported Error execute_device() throws (the
-  /// conversion runs on the host).
-  ConvertingWht(std::unique_ptr<WhtKernel> wide, int log2n, std::string device_refusal)
-      : wide_(std::move(wide)), size_(std::size_t{1} << log2n), device_refusal_(std::move(device_refusal)) {}
+  /// conversion runs on the host). `widen`, `narrow`: the backend's own conversions, the same
+  /// as T's (Conversions16), or null for the plain loops.
+  ConvertingWht(std::unique_ptr<WhtKernel> wide, int log2n, std::string device_refusal, Widen widen = nullptr,
+                Narrow narrow = nullptr)
+      : wide_(std::move(wide)),
+        size_(std::size_t{1} << log2n),
+        device_refusal_(std::move(device_refusal)),
+        widen_(widen != nullptr ? widen : &plain_widen),
+        narrow_(narrow != nullptr ? narrow : &plain_narrow) {}
 
   void execute_device(void*, std::size_t, std::size_t, double, void*) const override {
     throw Error(ErrorCode::unsupported, device_refusal_);
@@ -38,26 +47,31 @@ class ConvertingWht final : public WhtKernel {
     const std::size_t block_rows = std::clamp<std::size_t>(kBlockWords / size_, 1, rows);
     require_elements(block_rows * size_, sizeof(W), "the widened copy of the rows");
     std::vector<W> block(block_rows * size_);  // per call: a plan may run on several threads at once
+    // Rows back to back convert as one run: short rows cost no call each.
+    const bool packed = stride == size_;
     for (std::size_t first = 0; first < rows; first += block_rows) {
       const std::size_t count = std::min(block_rows, rows - first);
-      for (std::size_t r = 0; r < count; ++r) widen(values + (first + r) * stride, block.data() + r * size_);
+      const std::size_t runs = packed ? 1 : count, words = packed ? count * size_ : size_;
+      for (std::size_t r = 0; r < runs; ++r) widen_(values + (first + r) * stride, block.data() + r * size_, words);
       wide_->execute(block.data(), count, size_, scale);
-      for (std::size_t r = 0; r < count; ++r) narrow(block.data() + r * size_, values + (first + r) * stride);
+      for (std::size_t r = 0; r < runs; ++r) narrow_(block.data() + r * size_, values + (first + r) * stride, words);
     }
   }
 
  private:
-  // Plain loops over the branch-free conversions of types.hpp: the compiler vectorises them.
-  void widen(const T* from, W* to) const {
-    for (std::size_t i = 0; i < size_; ++i) to[i] = static_cast<W>(from[i]);
+  // Plain loops over the branch-free conversions of types.hpp: the compiler vectorises most.
+  static void plain_widen(const T* from, W* to, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) to[i] = static_cast<W>(from[i]);
   }
-  void narrow(const W* from, T* to) const {
-    for (std::size_t i = 0; i < size_; ++i) to[i] = T(from[i]);
+  static void plain_narrow(const W* from, T* to, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) to[i] = T(from[i]);
   }
 
   std::unique_ptr<WhtKernel> wide_;
   std::size_t size_;
   std::string device_refusal_;
+  Widen widen_;
+  Narrow narrow_;
 };
 
 }  // namespace fastconv::detail

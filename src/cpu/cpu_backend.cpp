@@ -406,6 +406,9 @@ class CpuBackend final : public detail::BackendImpl {
   std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, detail::Word word) const override {
     return detail::make_for_word<CpuDyadic, detail::DyadicKernel>(word, log2n, threads_, isa_);
   }
+  Conversions16 conversions16() const override {
+    return {isa_.widen_f16, isa_.narrow_f16, isa_.widen_bf16, isa_.narrow_bf16};
+  }
 
  private:
   int threads_;

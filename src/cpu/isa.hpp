@@ -64,6 +64,12 @@ struct IsaKernels {
   WordKernels<std::uint32_t> u32;
   WordKernels<std::uint64_t> u64;
   WordKernels<detail::u128> u128;
+  /// 16-bit floats to float and back, rounding to nearest even: the conversions of
+  /// fastconv/types.hpp (the same bits), on this instruction set's vectors (F16C from AVX2 on).
+  void (*widen_f16)(const float16* from, float* to, std::size_t n);
+  void (*narrow_f16)(const float* from, float16* to, std::size_t n);
+  void (*widen_bf16)(const bfloat16* from, float* to, std::size_t n);
+  void (*narrow_bf16)(const float* from, bfloat16* to, std::size_t n);
 
   template <class W>
   [[nodiscard]] const WordKernels<W>& of() const noexcept {

@@ -1,6 +1,7 @@
 // One instruction set's copy of the cpu backend's kernels. Compiled once per instruction set
 // with FASTCONV_ISA naming it and the matching -m flags (src/CMakeLists.txt); Highway's static
 // target is then the widest vector unit those flags enable.
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,6 +31,48 @@ constexpr WordKernels<W> kernels_of() {
             &Pipeline<OpsFor<W>>::wht_rows};
 }
 
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// From AVX2 on (whose flags here include F16C), Highway's float16 promotion and demotion are
+/// vcvtph2ps and vcvtps2ph, which round to nearest even and keep a NaN's payload as
+/// types.hpp does; before that, Highway 1.0.3 truncates, so those targets keep the plain loops.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr bool kF16c = true;
+#else
+constexpr bool kF16c = false;
+#endif
+
+void widen_f16(const float16* from, float* to, std::size_t n) {
+  std::size_t i = 0;
+  if constexpr (kF16c) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const auto* h = reinterpret_cast<const hwy::float16_t*>(from);
+    for (; i + hn::Lanes(df) <= n; i += hn::Lanes(df)) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, h + i)), df, to + i);
+  }
+  for (; i < n; ++i) to[i] = static_cast<float>(from[i]);
+}
+
+void narrow_f16(const float* from, float16* to, std::size_t n) {
+  std::size_t i = 0;
+  if constexpr (kF16c) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    auto* h = reinterpret_cast<hwy::float16_t*>(to);
+    for (; i + hn::Lanes(df) <= n; i += hn::Lanes(df)) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, from + i)), dh, h + i);
+  }
+  for (; i < n; ++i) to[i] = float16(from[i]);
+}
+
+// bfloat16: the plain loops of types.hpp vectorise on every target (shifts and adds).
+void widen_bf16(const bfloat16* from, float* to, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) to[i] = static_cast<float>(from[i]);
+}
+
+void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) to[i] = bfloat16(from[i]);
+}
+
 }  // namespace
 }  // namespace FASTCONV_ISA
 
@@ -42,6 +85,10 @@ const IsaKernels& FASTCONV_CAT(isa_, FASTCONV_ISA)() noexcept {
       FASTCONV_ISA::kernels_of<std::uint32_t>(),
       FASTCONV_ISA::kernels_of<std::uint64_t>(),
       FASTCONV_ISA::kernels_of<detail::u128>(),
+      &FASTCONV_ISA::widen_f16,
+      &FASTCONV_ISA::narrow_f16,
+      &FASTCONV_ISA::widen_bf16,
+      &FASTCONV_ISA::narrow_bf16,
   };
   return kernels;
 }
