@@ -50,6 +50,16 @@ void textbook(V& x) {
       }
 }
 
+/// The textbook WHT of each row of 2^n words of x, in place.
+template <class V>
+void textbook_rows(V& x, std::size_t size) {
+  for (std::size_t r = 0; r < x.size(); r += size) {
+    V row(x.begin() + r, x.begin() + r + size);
+    textbook(row);
+    std::copy(row.begin(), row.end(), x.begin() + r);
+  }
+}
+
 /// Geometries from tiny (many passes at n ≈ 10) to this CPU's own; the last fields, an L1 of
 /// few ways that aliases at short strides, make the in-cache sweeps take radix 2 and 4.
 std::vector<Geometry> geometries() {
@@ -165,11 +175,7 @@ void check_wht_rows(const IsaKernels& isa) {
         const std::size_t size = std::size_t{1} << n;
         const auto x = small_integers<W>(rows * size, rng);
         auto want = x;
-        for (std::size_t r = 0; r < rows; ++r) {
-          Vec<W> row(want.begin() + r * size, want.begin() + (r + 1) * size);
-          textbook(row);
-          std::copy(row.begin(), row.end(), want.begin() + r * size);
-        }
+        textbook_rows(want, size);
         auto got = x;
         ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, -1, g));
         ASSERT_TRUE(got == want) << rows << " rows, " << where(isa, g, n, 1);
@@ -197,11 +203,7 @@ void check_wht_rows_bounded(const IsaKernels& isa) {
           auto x = small_integers<W>(words, rng);
           x[words - 1] = W(0) - ((W{1} << limit) - 1);  // the largest that fits
           auto want = x;
-          for (std::size_t r = 0; r < rows; ++r) {
-            Vec<W> row(want.begin() + r * size, want.begin() + (r + 1) * size);
-            textbook(row);
-            std::copy(row.begin(), row.end(), want.begin() + r * size);
-          }
+          textbook_rows(want, size);
           auto got = x;
           ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, limit, g)) << rows << " rows, " << where(isa, g, n, 1);
           ASSERT_TRUE(got == want) << "limit " << limit << ", " << rows << " rows, " << where(isa, g, n, 1);
@@ -304,13 +306,20 @@ void check_convolve(const IsaKernels& isa, const std::vector<Geometry>& gs = geo
       }
 }
 
+/// Single transforms (wht) and batches of rows back to back (wht_rows), every word type.
+template <class W>
+void check_wht_and_rows(const IsaKernels& isa) {
+  check_wht<W>(isa);
+  check_wht_rows<W>(isa);
+}
+
 TEST(CpuKernels, WhtMatchesTextbookOnEveryPath) {
   for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht<float>(*isa);
-    check_wht<double>(*isa);
-    check_wht<std::uint32_t>(*isa);
-    check_wht<std::uint64_t>(*isa);
-    check_wht<u128>(*isa);
+    check_wht_and_rows<float>(*isa);
+    check_wht_and_rows<double>(*isa);
+    check_wht_and_rows<std::uint32_t>(*isa);
+    check_wht_and_rows<std::uint64_t>(*isa);
+    check_wht_and_rows<u128>(*isa);
   }
 }
 
@@ -318,21 +327,6 @@ TEST(CpuKernels, BoundedWhtTransformsOrLeavesTheInputOnEveryPath) {
   for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
     check_wht_bounded<std::uint32_t>(*isa);
     check_wht_bounded<std::uint64_t>(*isa);
-  }
-}
-
-TEST(CpuKernels, BatchesOfRowsMatchTextbookRowByRow) {
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht_rows<float>(*isa);
-    check_wht_rows<double>(*isa);
-    check_wht_rows<std::uint32_t>(*isa);
-    check_wht_rows<std::uint64_t>(*isa);
-    check_wht_rows<u128>(*isa);
-  }
-}
-
-TEST(CpuKernels, BoundedBatchesTransformOrLeaveTheInput) {
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
     check_wht_rows_bounded<std::uint32_t>(*isa);
     check_wht_rows_bounded<std::uint64_t>(*isa);
   }
