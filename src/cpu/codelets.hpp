@@ -298,10 +298,10 @@ struct SimdOps {
     const std::size_t n = std::size_t{1} << m;
     const T* from = src != nullptr ? src : x;
     if (upto < kLanesLog2) {  // rows shorter than a vector: some of the in-vector stages
-      switch (upto) {
+      switch (upto) {  // each case only where it can happen: upto < kLanesLog2
         case 0: if (src != nullptr) copy(x, src, n); break;
-        case 1: lane_sweep_r<1>(x, from, n); break;
-        case 2: lane_sweep_r<2>(x, from, n); break;
+        case 1: if constexpr (kLanesLog2 > 1) lane_sweep_r<1>(x, from, n); break;
+        case 2: if constexpr (kLanesLog2 > 2) lane_sweep_r<2>(x, from, n); break;
         case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3>(x, from, n); break;
         default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4>(x, from, n); break;
       }
