@@ -92,6 +92,32 @@ TYPED_TEST(ConcurrentWht, OnePlanManyThreads) {
   }
 }
 
+// The same for batches of short rows, back to back and with gaps: the cpu backend makes the
+// reordering table of a sequency or Paley plan on its first batch, so the plan's first calls
+// are the concurrent ones (the expected results come from another plan).
+TYPED_TEST(ConcurrentWht, OnePlanOfShortRowsManyThreadsFromItsFirstCall) {
+  using T = TypeParam;
+  for (const Backend& backend : shared_backends())
+    for (const Order order : {Order::hadamard, Order::sequency, Order::paley})
+      for (const int log2n : {2, 7})
+        for (const std::size_t pad : {0, 5}) {
+          SCOPED_TRACE(std::string(backend.name()) + " " + std::string(to_string(order)) + " 2^" +
+                       std::to_string(log2n) + " pad " + std::to_string(pad));
+          const std::size_t size = std::size_t{1} << log2n, stride = size + pad, rows = (std::size_t{1} << 15) >> log2n;
+          std::vector<std::vector<T>> data(kThreads), expected(kThreads);
+          for (int t = 0; t < kThreads; ++t) {
+            data[t] = expected[t] = random_values<T>(rows * stride, 200 + t);
+            WhtPlan<T>(log2n, WhtOptions{order, Normalization::none}, backend).execute(std::span<T>(expected[t]), rows, stride);
+          }
+          const WhtPlan<T> plan(log2n, WhtOptions{order, Normalization::none}, backend);
+          on_threads([&](int t) {
+            std::vector<T> x = data[t];
+            plan.execute(std::span<T>(x), rows, stride);
+            EXPECT_TRUE(x == expected[t]) << "thread " << t;
+          });
+        }
+}
+
 // dyadic.hpp: "apply() may run concurrently"; the free functions are reentrant.
 TEST(ConcurrentDyadic, OneSystemAndFreeFunctionsManyThreads) {
   for (const Backend& backend : shared_backends()) {
