@@ -108,36 +108,8 @@ class CpuWht final : public detail::WhtKernel {
     W* base = static_cast<W*>(data);
     const auto n_rows = static_cast<std::ptrdiff_t>(rows);
     const std::size_t size = std::size_t{1} << log2n_;
-    if (batched(rows, stride)) {
-      for_shares(rows, [&](std::size_t first, std::size_t count) {
-        // Reordered a table's run at a time, while the run is still in L1 from its transform.
-        const std::size_t step = reordered_by_table() ? kTableWords >> log2n_ : count;
-        for (std::size_t r = first; r < first + count; r += step) {
-          const std::size_t n = std::min(step, first + count - r);
-          kernels_.wht_rows(base + r * size, n, log2n_, scale, -1, Geometry::of_this_cpu());
-          reorder_rows(base + r * size, n);
-        }
-      });
-      return;
-    }
-    // Short rows with gaps: packed into a buffer a run at a time, where the two copies cost less
-    // than a walk and a reordering per row. (2^20 floats with a 16-word gap after each row, one
-    // thread: rows of 2^1, 2^4 and 2^6 in natural order 9.5 → 3.5, 1.21 → 0.46 and 0.38 →
-    // 0.29 ms, but 2^8 and 2^12 0.22 → 0.28 and 0.20 → 0.31 ms; at 2^1 … 2^12 sequency
-    // 74 … 2.4× faster, Paley 3.9 … 1.5×.)
-    if (rows > 1 && log2n_ <= kTableLog2 && (order_ != Order::hadamard || log2n_ <= kPackedNaturalLog2)) {
-      for_shares(rows, [&](std::size_t first, std::size_t count) {
-        const std::size_t step = std::min(count, kTableWords >> log2n_);
-        const WordBuffer<W> buffer(step * size);
-        W* packed = buffer.data();
-        for (std::size_t r = first; r < first + count; r += step) {
-          const std::size_t n = std::min(step, first + count - r);
-          for (std::size_t i = 0; i < n; ++i) std::copy_n(base + (r + i) * stride, size, packed + i * size);
-          kernels_.wht_rows(packed, n, log2n_, scale, -1, Geometry::of_this_cpu());
-          reorder_rows(packed, n);
-          for (std::size_t i = 0; i < n; ++i) std::copy_n(packed + i * size, size, base + (r + i) * stride);
-        }
-      });
+    if (batched(rows, stride) || packable(rows, stride)) {
+      for_shares(rows, [&](std::size_t first, std::size_t count) { transform_share(base, stride, first, count, scale); });
       return;
     }
     if (rows > 1 && log2n_ <= kRowParallelLog2) {
@@ -155,32 +127,62 @@ class CpuWht final : public detail::WhtKernel {
   }
 
  private:
-  /// Whether a batch goes to the kernels' wht_rows (and, for the other orders, is then
-  /// reordered row by row): short rows back to back. (Row by row, rows of 2^4 floats took
-  /// 1.2 ns a word against 0.23 for rows of 2^10.)
+  /// Whether a batch goes to the kernels' wht_rows as it lies: short rows back to back. (Row
+  /// by row, rows of 2^4 floats took 1.2 ns a word against 0.23 for rows of 2^10.)
   bool batched(std::size_t rows, std::size_t stride) const {
     return rows > 1 && log2n_ <= kRowParallelLog2 && stride == (std::size_t{1} << log2n_);
   }
 
-  /// `count` rows back to back from `at`, transformed in natural order, into the plan's order.
-  /// Rows up to 2^kTableLog2 words go through a table made on the first batch: word i of a run
-  /// of 2^kTableLog2 words comes from word table_[i] of it (its row's natural_index), so
-  /// short rows are gathered a run at a time, with no work per row. (Row by row through the
-  /// tiled permutations, which longer rows keep, rows of 2^1 … 2^12 floats took 1.4–7.4 ns a
-  /// word; through the table 0.45–0.6, docs/benchmarks.md.)
-  bool reordered_by_table() const { return order_ != Order::hadamard && log2n_ <= kTableLog2; }
+  /// Whether short rows with gaps go through a buffer a run at a time: where the two copies
+  /// cost less than a walk and a reordering per row. (2^20 floats with a 16-word gap after
+  /// each row, one thread: rows of 2^1, 2^4 and 2^6 in natural order 9.5 → 3.5, 1.21 → 0.46
+  /// and 0.38 → 0.29 ms, but 2^8 and 2^12 0.22 → 0.28 and 0.20 → 0.31 ms; at 2^1 … 2^12
+  /// sequency 74 … 2.4× faster, Paley 3.9 … 1.5×.)
+  bool packable(std::size_t rows, std::size_t stride) const {
+    return rows > 1 && stride != (std::size_t{1} << log2n_) && log2n_ <= kTableLog2 &&
+           (order_ != Order::hadamard || log2n_ <= kPackedNaturalLog2);
+  }
 
-  void reorder_rows(W* at, std::size_t count) const {
+  /// Rows [first, first + count) of a batch that is batched() or packable(), on this thread:
+  /// transformed by wht_rows and reordered a table's run of rows at a time (natural order back
+  /// to back: the whole share at once), so that each run is reordered while it is in L1;
+  /// copied through a buffer first where the rows have gaps.
+  void transform_share(W* base, std::size_t stride, std::size_t first, std::size_t count, double scale) const {
+    const std::size_t size = std::size_t{1} << log2n_;
+    const bool gaps = stride != size;
+    const std::size_t step =
+        gaps || order_ != Order::hadamard ? std::min(count, std::max<std::size_t>(1, kTableWords >> log2n_)) : count;
+    const std::unique_ptr<WordBuffer<W>> buffer = gaps ? std::make_unique<WordBuffer<W>>(step * size) : nullptr;
+    const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(std::max(size, kTableWords));
+    for (std::size_t r = first; r < first + count; r += step) {
+      const std::size_t n = std::min(step, first + count - r);
+      W* run = gaps ? buffer->data() : base + r * size;
+      if (gaps)
+        for (std::size_t i = 0; i < n; ++i) std::copy_n(base + (r + i) * stride, size, run + i * size);
+      kernels_.wht_rows(run, n, log2n_, scale, -1, Geometry::of_this_cpu());
+      reorder_rows(run, n, scratch.get());
+      if (gaps)
+        for (std::size_t i = 0; i < n; ++i) std::copy_n(run + i * size, size, base + (r + i) * stride);
+    }
+  }
+
+  /// `count` rows back to back from `at`, transformed in natural order, into the plan's order
+  /// (`scratch`: scratch_for(max(size, kTableWords))). Rows up to 2^kTableLog2 words go through
+  /// a table made on the first batch: word i of a run of 2^kTableLog2 words comes from word
+  /// table_[i] of it (its row's natural_index), so short rows are gathered a run at a time,
+  /// with no work per row. (Row by row through the tiled permutations, which longer rows keep,
+  /// rows of 2^1 … 2^12 floats took 1.4–7.4 ns a word; through the table 0.45–0.6,
+  /// docs/benchmarks.md.)
+  void reorder_rows(W* at, std::size_t count, const WordBuffer<W>* scratch) const {
     if (order_ == Order::hadamard) return;
     const std::size_t size = std::size_t{1} << log2n_, words = count * size;
-    if (reordered_by_table()) {
+    W* s = scratch->data();
+    if (log2n_ <= kTableLog2) {
       std::call_once(table_made_, [&] {
         table_.resize(kTableWords);
         for (std::size_t i = 0; i < kTableWords; ++i)
           table_[i] = static_cast<std::uint16_t>((i & ~(size - 1)) | natural_index(i & (size - 1), log2n_, order_));
       });
-      const WordBuffer<W> scratch(std::min(words, kTableWords));
-      W* s = scratch.data();
       const std::uint16_t* from = table_.data();
       for (std::size_t run = 0; run < words; run += kTableWords) {
         W* x = at + run;
@@ -190,8 +192,6 @@ class CpuWht final : public detail::WhtKernel {
       }
       return;
     }
-    const WordBuffer<W> scratch(size);
-    W* s = scratch.data();
     for (W* row = at; row < at + words; row += size) {
       bit_reverse_permute(row, s, log2n_);
       if (order_ == Order::paley) std::copy(s, s + size, row);
@@ -238,14 +238,14 @@ class CpuWht final : public detail::WhtKernel {
           }
         });
         if (!exceeded.load()) {  // reordered only now: a restore undoes the transform alone
-          for_shares(rows, [&](std::size_t first, std::size_t count) { reorder_rows(base + first * size, count); });
+          for_shares(rows, [&](std::size_t first, std::size_t count) {
+            reorder_rows(base + first * size, count, scratch_for(std::max(size, kTableWords)).get());
+          });
           return Bounded::done;
         }
-        using S = std::make_signed_t<W>;
         for (const auto& [first, count] : done) {  // as below, a share at a time
-          W* share = base + first * size;
-          kernels_.wht_rows(share, count, log2n_, 1.0, -1, g);
-          for (std::size_t k = 0; k < count * size; ++k) share[k] = static_cast<W>(static_cast<S>(share[k]) >> log2n_);
+          kernels_.wht_rows(base + first * size, count, log2n_, 1.0, -1, g);
+          divide_out(base + first * size, count * size, log2n_);
         }
         return Bounded::exceeded;
       }
@@ -272,13 +272,12 @@ class CpuWht final : public detail::WhtKernel {
       // Restore the rows already transformed. Their inputs were below 2^limit_log2 ≤ 2^(bits−n)
       // in magnitude; every order's matrix is symmetric with W·W = 2^n·I, so transforming
       // again gives 2^n·x exactly in the ring, and an arithmetic shift gives x back.
-      using S = std::make_signed_t<W>;
       const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
       for (std::ptrdiff_t r = 0; r < n_rows; ++r) {
         if (done[r] == 0) continue;
         W* row = base + r * stride;
         transform_row(row, threads_, 1.0, scratch.get());
-        for (std::size_t k = 0; k < size; ++k) row[k] = static_cast<W>(static_cast<S>(row[k]) >> log2n_);
+        divide_out(row, size, log2n_);
       }
       return Bounded::exceeded;
     } else {

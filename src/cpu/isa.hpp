@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/backend_impl.hpp"
@@ -35,6 +36,14 @@ struct Geometry {
   /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
   static const Geometry& of_this_cpu() noexcept;
 };
+
+/// p[k] ← p[k] / 2^bits for words that, read as signed, are exact multiples of 2^bits: how an
+/// integer transform that could not fit is undone (transformed again, W·W = 2^n·I, then this).
+template <class W>
+void divide_out(W* p, std::size_t count, int bits) {
+  using S = std::make_signed_t<W>;
+  for (std::size_t k = 0; k < count; ++k) p[k] = static_cast<W>(static_cast<S>(p[k]) >> bits);
+}
 
 template <class W>
 struct WordKernels {

@@ -390,21 +390,19 @@ class Pipeline {
 
   /// A run that rows_bounded transformed, restored as undo() restores parts.
   void undo_run(W* at, int run, int log2n) const {
-    using S = std::make_signed_t<W>;
     transform_run(at, run, log2n, 1.0);
-    for (std::size_t k = 0; k < (std::size_t{1} << run); ++k) at[k] = static_cast<W>(static_cast<S>(at[k]) >> log2n);
+    divide_out(at, std::size_t{1} << run, log2n);
   }
 
   /// Restores the first `parts` parts of 2^sub words, each transformed from values below
   /// 2^limit_: a second transform gives 2^sub times the values exactly (W·W = 2^sub·I in the
   /// ring, and 2^sub·2^limit_ fits the signed word), and an arithmetic shift divides it out.
   void undo(W* x, std::size_t parts, int sub) const {
-    using S = std::make_signed_t<W>;
     const std::size_t part = std::size_t{1} << sub;
     for (std::size_t i = 0; i < parts; ++i) {
       W* p = x + i * part;
       forward(p, p, sub);
-      for (std::size_t k = 0; k < part; ++k) p[k] = static_cast<W>(static_cast<S>(p[k]) >> sub);
+      divide_out(p, part, sub);
     }
   }
 
