@@ -39,8 +39,10 @@ struct Geometry {
 
 /// p[k] ← p[k] / 2^bits for words that, read as signed, are exact multiples of 2^bits: how an
 /// integer transform that could not fit is undone (transformed again, W·W = 2^n·I, then this).
+/// Static: each translation unit keeps its own copy, compiled for its own instruction set (an
+/// inline one could be merged with a kernel file's AVX-512 copy and run on any CPU).
 template <class W>
-void divide_out(W* p, std::size_t count, int bits) {
+static void divide_out(W* p, std::size_t count, int bits) {
   using S = std::make_signed_t<W>;
   for (std::size_t k = 0; k < count; ++k) p[k] = static_cast<W>(static_cast<S>(p[k]) >> bits);
 }

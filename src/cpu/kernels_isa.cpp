@@ -42,7 +42,7 @@ constexpr bool kF16c = true;
 constexpr bool kF16c = false;
 #endif
 
-void widen_f16(const float16* from, float* to, std::size_t n) {
+HWY_FLATTEN void widen_f16(const float16* from, float* to, std::size_t n) {
   std::size_t i = 0;
   if constexpr (kF16c) {
     const hn::ScalableTag<float> df;
@@ -53,7 +53,7 @@ void widen_f16(const float16* from, float* to, std::size_t n) {
   for (; i < n; ++i) to[i] = static_cast<float>(from[i]);
 }
 
-void narrow_f16(const float* from, float16* to, std::size_t n) {
+HWY_FLATTEN void narrow_f16(const float* from, float16* to, std::size_t n) {
   std::size_t i = 0;
   if constexpr (kF16c) {
     const hn::ScalableTag<float> df;
@@ -65,11 +65,14 @@ void narrow_f16(const float* from, float16* to, std::size_t n) {
 }
 
 // bfloat16: the plain loops of types.hpp vectorise on every target (shifts and adds).
-void widen_bf16(const bfloat16* from, float* to, std::size_t n) {
+// HWY_FLATTEN on all four: types.hpp's inline conversions are inlined here, compiled for this
+// instruction set, never left as an out-of-line copy that the linker could share with
+// baseline code.
+HWY_FLATTEN void widen_bf16(const bfloat16* from, float* to, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) to[i] = static_cast<float>(from[i]);
 }
 
-void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
+HWY_FLATTEN void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) to[i] = bfloat16(from[i]);
 }
 
