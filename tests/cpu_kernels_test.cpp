@@ -369,6 +369,82 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
   }
 }
 
+/// Where natural-order coefficient h goes in `order`, by the orders' definitions: Paley
+/// position = h's bits reversed; sequency position = the number of sign changes along Hadamard
+/// row h (counted directly for n ≤ 8, and from n = 9 on by the count's closed form, the prefix
+/// XOR of the reversed bits, which the direct count checks below that).
+std::size_t position_of(std::size_t h, int n, fastconv::Order order) {
+  std::size_t r = 0;
+  for (int i = 0; i < n; ++i) r |= ((h >> i) & 1) << (n - 1 - i);
+  if (order == fastconv::Order::paley) return r;
+  if (n <= 8) {
+    std::size_t changes = 0;
+    for (std::size_t j = 1; j < (std::size_t{1} << n); ++j)
+      changes += (std::popcount(h & j) & 1) != (std::popcount(h & (j - 1)) & 1);
+    return changes;
+  }
+  for (int s = 1; s < 64; s <<= 1) r ^= r >> s;
+  return r;
+}
+
+/// WordKernels::reorder on 2^n words into `out` (which may sit one word off a vector's
+/// alignment), against position_of.
+template <class W>
+void check_reorder_at(const IsaKernels& isa, int n, int threads, bool misaligned) {
+  const std::size_t size = std::size_t{1} << n;
+  Vec<W> in(size), storage(size + 1);
+  for (std::size_t i = 0; i < size; ++i) in[i] = static_cast<W>(i + 1);
+  W* out = storage.data() + (misaligned ? 1 : 0);
+  for (const fastconv::Order order : {fastconv::Order::paley, fastconv::Order::sequency}) {
+    std::fill(storage.begin(), storage.end(), W{});
+    isa.of<W>().reorder(in.data(), out, n, order, threads);
+    // Word k holds coefficient h = out[k] − 1 (exact in every type: 2^22 < 2^24). A plain loop
+    // through out in order finds the first one out of place.
+    std::size_t k = 0;
+    while (k < size && out[k] >= W{1} && out[k] <= static_cast<W>(size) &&
+           position_of(static_cast<std::size_t>(out[k]) - 1, n, order) == k)
+      ++k;
+    ASSERT_EQ(k, size) << isa.name << " " << sizeof(W) << "-byte words, " << fastconv::to_string(order) << " n=" << n
+                       << " threads=" << threads << (misaligned ? " misaligned" : "") << ": word " << k << " holds "
+                       << static_cast<double>(out[k]) << " - 1";
+  }
+}
+
+template <class W>
+void check_reorder(const IsaKernels& isa) {
+  for (int n = 0; n <= 14; ++n)
+    for (const int threads : {1, 2})
+      for (const bool misaligned : {false, true}) check_reorder_at<W>(isa, n, threads, misaligned);
+  // From kStreamedReorderBytes on the stores stream past the caches where out is aligned
+  // (floating-point words only: integers of their size take the same code).
+  const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+  if constexpr (std::is_floating_point_v<W>) {
+    check_reorder_at<W>(isa, streamed, 1, false);
+    check_reorder_at<W>(isa, streamed, 3, false);
+    check_reorder_at<W>(isa, streamed, 1, true);
+  }
+}
+
+// Paley and sequency reordering, every instruction set and word size: the tiles transposed in
+// registers (n ≥ 2 log2 L), the word-by-word path below them and for 16-byte words, several
+// threads, and the streamed stores.
+TEST(CpuKernels, ReorderingPutsEveryCoefficientWhereItsOrderSays) {
+  for (int n = 0; n <= 8; ++n)  // the closed form beside the direct count
+    for (std::size_t h = 0; h < (std::size_t{1} << n); ++h) {
+      std::size_t r = 0;
+      for (int i = 0; i < n; ++i) r |= ((h >> i) & 1) << (n - 1 - i);
+      for (int s = 1; s < 64; s <<= 1) r ^= r >> s;
+      ASSERT_EQ(r, position_of(h, n, fastconv::Order::sequency)) << "n=" << n << " h=" << h;
+    }
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_reorder<float>(*isa);
+    check_reorder<double>(*isa);
+    check_reorder<std::uint32_t>(*isa);
+    check_reorder<std::uint64_t>(*isa);
+    check_reorder<u128>(*isa);
+  }
+}
+
 // The 16-bit conversions of every instruction set against types.hpp's, bit for bit: every
 // float16 and bfloat16 widened, and floats of every kind narrowed (every 61st bit pattern,
 // so every exponent and both signs, plus the neighbourhoods of the rounding and range edges).

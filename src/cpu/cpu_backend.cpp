@@ -193,9 +193,8 @@ class CpuWht final : public detail::WhtKernel {
       return;
     }
     for (W* row = at; row < at + words; row += size) {
-      bit_reverse_permute(row, s, log2n_);
-      if (order_ == Order::paley) std::copy(s, s + size, row);
-      else gray_permute(s, row, log2n_);
+      kernels_.reorder(row, s, log2n_, order_, 1);
+      std::copy(s, s + size, row);
     }
   }
 
@@ -287,39 +286,48 @@ class CpuWht final : public detail::WhtKernel {
 
   /// transform_row with the kernel's bound check: false, and the row as it was, if it fails.
   bool transform_row_bounded(W* row, int threads, int limit, const WordBuffer<W>* scratch) const {
-    const int team = threads > 0 ? threads : omp_get_max_threads();
     const Geometry& g = Geometry::of_this_cpu();
-    switch (order_) {
-      case Order::hadamard: return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
-      case Order::paley:
-        if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
-        bit_reverse_permute(scratch->data(), row, log2n_, team);
-        return true;
-      case Order::sequency:
-        if (!kernels_.wht_bounded(row, row, log2n_, threads, limit, g)) return false;
-        bit_reverse_permute(row, scratch->data(), log2n_, team);
-        gray_permute(scratch->data(), row, log2n_, team);
-        return true;
+    if (order_ == Order::hadamard) return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
+    if (!in_place_first()) {
+      if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
+      kernels_.reorder(scratch->data(), row, log2n_, order_, threads);
+      return true;
     }
-    return false;
+    if (!kernels_.wht_bounded(row, row, log2n_, threads, limit, g)) return false;
+    reorder_through(row, scratch->data(), threads);
+    return true;
   }
 
-  /// Natural order in place; Paley: transform into the scratch, bit-reverse back into the
-  /// row (no copy pass); sequency: in place, then bit reversal into the scratch and the Gray
-  /// permutation back.
+  /// Natural order in place. Paley and sequency: arrays in cache are transformed into the
+  /// scratch and reordered back into the row in one pass; larger ones in place, reordered into
+  /// the scratch (aligned, so that the reordering's scattered stores can stream past the
+  /// caches) and copied back. (2^22 … 2^26 floats: 2.0–2.1× a natural-order transform's time,
+  /// against 2.7–3.0× the other way; 2^12 … 2^20: 1.6–1.8× against 1.9–2.2×.)
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
+    const Geometry& g = Geometry::of_this_cpu();
+    if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
+    if (!in_place_first()) {
+      kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
+      return kernels_.reorder(scratch->data(), row, log2n_, order_, threads);
+    }
+    kernels_.wht(row, row, log2n_, threads, scale, g);
+    reorder_through(row, scratch->data(), threads);
+  }
+
+  /// transform_row's choice: whether a Paley or sequency row is transformed in place first.
+  bool in_place_first() const { return (sizeof(W) << log2n_) >= kStreamedReorderBytes; }
+
+  /// row ← row in the plan's order, through `scratch` (a whole row's room), on `threads`.
+  void reorder_through(W* row, W* scratch, int threads) const {
+    kernels_.reorder(row, scratch, log2n_, order_, threads);
     const int team = threads > 0 ? threads : omp_get_max_threads();
-    switch (order_) {
-      case Order::hadamard: kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu()); break;
-      case Order::paley:
-        kernels_.wht(row, scratch->data(), log2n_, threads, scale, Geometry::of_this_cpu());
-        bit_reverse_permute(scratch->data(), row, log2n_, team);
-        break;
-      case Order::sequency:
-        kernels_.wht(row, row, log2n_, threads, scale, Geometry::of_this_cpu());
-        bit_reverse_permute(row, scratch->data(), log2n_, team);
-        gray_permute(scratch->data(), row, log2n_, team);
-        break;
+    const std::size_t size = std::size_t{1} << log2n_;
+    const auto chunks = static_cast<std::ptrdiff_t>(team);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+    for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+      const std::size_t first = size / team * static_cast<std::size_t>(c);
+      const std::size_t last = c + 1 == chunks ? size : first + size / team;
+      std::copy(scratch + first, scratch + last, row + first);
     }
   }
 

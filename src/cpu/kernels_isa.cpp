@@ -7,6 +7,7 @@
 
 #include "cpu/isa.hpp"
 #include "cpu/passes.hpp"
+#include "cpu/permute.hpp"
 
 #ifndef FASTCONV_ISA
 #error "FASTCONV_ISA must name the instruction set this file is compiled for"
@@ -25,10 +26,10 @@ template <class W>
 constexpr WordKernels<W> kernels_of() {
   if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>)
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows, &Pipeline<OpsFor<W>>::wht_bounded};
+            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &Pipeline<OpsFor<W>>::wht_bounded};
   else
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows};
+            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>};
 }
 
 namespace hn = hwy::HWY_NAMESPACE;
