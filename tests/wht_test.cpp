@@ -3,6 +3,7 @@
 // examples, and exact integer overflow handling.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -216,11 +217,14 @@ TYPED_TEST(WhtLarge, CpuMatchesReferenceOnRandomSizes) {
   }
 }
 
-// Every order at sizes around the reordering's tile and block thresholds (2^6 … 2^13 words).
+// Every order at sizes around the reordering's tile thresholds (2^4 … 2^8 words: tiles of
+// L × L words) and at 16 MiB, from where ordered rows are transformed in place and reordered
+// through the scratch with streamed stores (kStreamedReorderBytes).
 TYPED_TEST(WhtLarge, CpuReordersLikeTheReference) {
   std::mt19937_64 rng(5);
+  const int streamed = std::countr_zero((std::size_t{16} << 20) / sizeof(TypeParam));
   for (Order order : kOrders)
-    for (int n : {1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18})
+    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18, streamed})
       expect_cpu_matches_reference<TypeParam>(n, 1, std::size_t{1} << n, order, rng());
 }
 
