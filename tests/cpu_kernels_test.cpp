@@ -387,46 +387,52 @@ std::size_t position_of(std::size_t h, int n, fastconv::Order order) {
   return r;
 }
 
-/// WordKernels::reorder on 2^n words into `out` (which may sit one word off a vector's
-/// alignment), against position_of.
+/// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
+/// vector's alignment), against position_of.
 template <class W>
-void check_reorder_at(const IsaKernels& isa, int n, int threads, bool misaligned) {
-  const std::size_t size = std::size_t{1} << n;
-  Vec<W> in(size), storage(size + 1);
-  for (std::size_t i = 0; i < size; ++i) in[i] = static_cast<W>(i + 1);
+void check_reorder_at(const IsaKernels& isa, int n, std::size_t rows, int threads, bool misaligned) {
+  const std::size_t size = std::size_t{1} << n, words = rows * size;
+  Vec<W> in(words), storage(words + 1);
+  for (std::size_t i = 0; i < words; ++i) in[i] = static_cast<W>(i + 1);
   W* out = storage.data() + (misaligned ? 1 : 0);
   for (const fastconv::Order order : {fastconv::Order::paley, fastconv::Order::sequency}) {
     std::fill(storage.begin(), storage.end(), W{});
-    isa.of<W>().reorder(in.data(), out, n, order, threads);
-    // Word k holds coefficient h = out[k] − 1 (exact in every type: 2^22 < 2^24). A plain loop
+    isa.of<W>().reorder(in.data(), out, rows, n, order, threads);
+    // Word k holds input word out[k] − 1 (exact in every type: 2^22 < 2^24), which must be
+    // coefficient h of the same row with position_of(h) = k's place in the row. A plain loop
     // through out in order finds the first one out of place.
     std::size_t k = 0;
-    while (k < size && out[k] >= W{1} && out[k] <= static_cast<W>(size) &&
-           position_of(static_cast<std::size_t>(out[k]) - 1, n, order) == k)
-      ++k;
-    ASSERT_EQ(k, size) << isa.name << " " << sizeof(W) << "-byte words, " << fastconv::to_string(order) << " n=" << n
-                       << " threads=" << threads << (misaligned ? " misaligned" : "") << ": word " << k << " holds "
-                       << static_cast<double>(out[k]) << " - 1";
+    for (; k < words; ++k) {
+      if (!(out[k] >= W{1} && out[k] <= static_cast<W>(words))) break;
+      const auto from = static_cast<std::size_t>(out[k]) - 1;
+      if (from / size != k / size || position_of(from % size, n, order) != k % size) break;
+    }
+    ASSERT_EQ(k, words) << isa.name << " " << sizeof(W) << "-byte words, " << fastconv::to_string(order) << " n=" << n
+                        << " rows=" << rows << " threads=" << threads << (misaligned ? " misaligned" : "") << ": word "
+                        << k << " holds " << static_cast<double>(out[k]) << " - 1";
   }
 }
 
 template <class W>
 void check_reorder(const IsaKernels& isa) {
   for (int n = 0; n <= 14; ++n)
-    for (const int threads : {1, 2})
-      for (const bool misaligned : {false, true}) check_reorder_at<W>(isa, n, threads, misaligned);
+    for (const std::size_t rows : {std::size_t{1}, std::size_t{37}})
+      for (const int threads : {1, 2})
+        for (const bool misaligned : {false, true})
+          if (rows == 1 || n <= 9) check_reorder_at<W>(isa, n, rows, threads, misaligned);
   // From kStreamedReorderBytes on the stores stream past the caches where out is aligned
   // (floating-point words only: integers of their size take the same code).
   const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
   if constexpr (std::is_floating_point_v<W>) {
-    check_reorder_at<W>(isa, streamed, 1, false);
-    check_reorder_at<W>(isa, streamed, 3, false);
-    check_reorder_at<W>(isa, streamed, 1, true);
+    check_reorder_at<W>(isa, streamed, 1, 1, false);
+    check_reorder_at<W>(isa, streamed, 1, 3, false);
+    check_reorder_at<W>(isa, streamed, 1, 1, true);
   }
 }
 
 // Paley and sequency reordering, every instruction set and word size: the tiles transposed in
-// registers (n ≥ 2 log2 L), the word-by-word path below them and for 16-byte words, several
+// registers (n ≥ 2 log2 L), rows no longer than a vector (37 rows: a tail of words beyond the
+// last whole vector), the word-by-word path between them and for 16-byte words, several
 // threads, and the streamed stores.
 TEST(CpuKernels, ReorderingPutsEveryCoefficientWhereItsOrderSays) {
   for (int n = 0; n <= 8; ++n)  // the closed form beside the direct count

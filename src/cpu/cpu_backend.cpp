@@ -167,34 +167,37 @@ class CpuWht final : public detail::WhtKernel {
   }
 
   /// `count` rows back to back from `at`, transformed in natural order, into the plan's order
-  /// (`scratch`: scratch_for(max(size, kTableWords))). Rows up to 2^kTableLog2 words go through
-  /// a table made on the first batch: word i of a run of 2^kTableLog2 words comes from word
-  /// table_[i] of it (its row's natural_index), so short rows are gathered a run at a time,
-  /// with no work per row. (Row by row through the tiled permutations, which longer rows keep,
-  /// rows of 2^1 … 2^12 floats took 1.4–7.4 ns a word; through the table 0.45–0.6,
-  /// docs/benchmarks.md.)
+  /// (`scratch`: scratch_for(max(size, kTableWords))), a run of up to 2^kTableLog2 words (or
+  /// one longer row) at a time, while it is in L1. Where the kernels do rows of this length in
+  /// vectors (tiles transposed in registers; one lane permutation per vector for rows no longer
+  /// than a vector), through them; other rows up to 2^kTableLog2 words through a table made on
+  /// the first batch: word i of a run comes from word table_[i] of it (its row's
+  /// natural_index), with no work per row. (Rows of 2^4 … 2^12 floats, on AVX-512: through
+  /// the kernels' vectors 0.11–0.28 ns a word, through the table 0.6; row by row through
+  /// scalar tiled permutations, before either, 1.4–7.4.)
   void reorder_rows(W* at, std::size_t count, const WordBuffer<W>* scratch) const {
     if (order_ == Order::hadamard) return;
     const std::size_t size = std::size_t{1} << log2n_, words = count * size;
-    W* s = scratch->data();
-    if (log2n_ <= kTableLog2) {
+    const std::size_t run_words = std::max(size, kTableWords);
+    const bool table = log2n_ <= kTableLog2 && !kernels_.reorders_in_vectors(log2n_);
+    if (table) {
       std::call_once(table_made_, [&] {
         table_.resize(kTableWords);
         for (std::size_t i = 0; i < kTableWords; ++i)
           table_[i] = static_cast<std::uint16_t>((i & ~(size - 1)) | natural_index(i & (size - 1), log2n_, order_));
       });
-      const std::uint16_t* from = table_.data();
-      for (std::size_t run = 0; run < words; run += kTableWords) {
-        W* x = at + run;
-        const std::size_t n = std::min(kTableWords, words - run);  // a multiple of the row size
-        for (std::size_t i = 0; i < n; ++i) s[i] = x[from[i]];
-        std::copy(s, s + n, x);
-      }
-      return;
     }
-    for (W* row = at; row < at + words; row += size) {
-      kernels_.reorder(row, s, log2n_, order_, 1);
-      std::copy(s, s + size, row);
+    W* s = scratch->data();
+    for (std::size_t run = 0; run < words; run += run_words) {
+      W* x = at + run;
+      const std::size_t n = std::min(run_words, words - run);  // a multiple of the row size
+      if (table) {
+        const std::uint16_t* from = table_.data();
+        for (std::size_t i = 0; i < n; ++i) s[i] = x[from[i]];
+      } else {
+        kernels_.reorder(x, s, n / size, log2n_, order_, 1);
+      }
+      std::copy(s, s + n, x);
     }
   }
 
@@ -290,7 +293,7 @@ class CpuWht final : public detail::WhtKernel {
     if (order_ == Order::hadamard) return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
     if (!in_place_first()) {
       if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
-      kernels_.reorder(scratch->data(), row, log2n_, order_, threads);
+      kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
       return true;
     }
     if (!kernels_.wht_bounded(row, row, log2n_, threads, limit, g)) return false;
@@ -308,7 +311,7 @@ class CpuWht final : public detail::WhtKernel {
     if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
     if (!in_place_first()) {
       kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
-      return kernels_.reorder(scratch->data(), row, log2n_, order_, threads);
+      return kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
     }
     kernels_.wht(row, row, log2n_, threads, scale, g);
     reorder_through(row, scratch->data(), threads);
@@ -319,7 +322,7 @@ class CpuWht final : public detail::WhtKernel {
 
   /// row ← row in the plan's order, through `scratch` (a whole row's room), on `threads`.
   void reorder_through(W* row, W* scratch, int threads) const {
-    kernels_.reorder(row, scratch, log2n_, order_, threads);
+    kernels_.reorder(row, scratch, 1, log2n_, order_, threads);
     const int team = threads > 0 ? threads : omp_get_max_threads();
     const std::size_t size = std::size_t{1} << log2n_;
     const auto chunks = static_cast<std::ptrdiff_t>(team);

@@ -69,10 +69,13 @@ struct WordKernels {
   /// scale) on this thread; short rows a leaf's worth at a time. With limit ≥ 0 (uint32/uint64
   /// only), as wht_bounded: false, and x as it was, if some |x[i]| ≥ 2^limit.
   bool (*wht_rows)(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g);
-  /// out ← in in `order` (paley or sequency), 2^log2n words, in ≠ out: out[k] =
-  /// in[natural_index(k)], in tiles transposed in registers (permute.hpp), on a team of
+  /// `rows` rows of 2^log2n words back to back from in to out (in ≠ out), each into `order`
+  /// (paley or sequency): out[k] = in[natural_index(k)] row by row, in tiles transposed in
+  /// registers or, for rows no longer than a vector, lanes permuted (permute.hpp), on a team of
   /// `threads` (0: OpenMP's default).
-  void (*reorder)(const W* in, W* out, int log2n, Order order, int threads);
+  void (*reorder)(const W* in, W* out, std::size_t rows, int log2n, Order order, int threads);
+  /// Whether reorder() does rows of 2^log2n words in vectors, not word by word.
+  bool (*reorders_in_vectors)(int log2n);
   /// uint32/uint64 only (else null): out ← W·in if every in[i], read as a signed word, has
   /// |in[i]| < 2^limit; otherwise false, and in (which may equal out) as it was.
   bool (*wht_bounded)(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) = nullptr;

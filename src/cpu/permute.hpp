@@ -13,15 +13,18 @@
 // vector v' is Paley vector gray(v') with lane l ← l ⊕ (l >> 1) ⊕ (v' & 1)·L/2. The tiles go
 // in the order of the columns they read, so that each of the L rows is read straight through
 // (the other way round, reading a new place in every row for each tile, took 2.6–4× as
-// long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they stream past the
-// caches. (Tiled scalar permutations, run twice for sequency order, took 8–21× a copy of the
-// array each; this takes 3–4× in cache, 1.2–1.9× beyond it: docs/benchmarks.md.)
+// long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they
+// stream past the caches. Rows shorter than L² words take tiles of narrower vectors (down to
+// 128 bits); rows no longer than a vector, one lane permutation per vector. (Tiled scalar
+// permutations, run twice for sequency order, took 8–21× a copy of the array each; this takes
+// 3–4× in cache, 1.2–1.9× beyond it: docs/benchmarks.md.)
 #pragma once
 
 #include <hwy/highway.h>
 #include <hwy/cache_control.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -35,27 +38,21 @@ namespace fastconv::cpu::FASTCONV_ISA {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// out ← in in `order` (Paley or sequency), 2^n words of U (uint32_t or uint64_t: the bits of
-/// any word of that size), in ≠ out, on a team of `threads` (0: OpenMP's default).
-template <class U>
-class Reorder {
-  using D = hn::ScalableTag<U>;
+/// One row of 2^n words in tiles of L × L words (L = 2^q, the lanes of tag D; n ≥ 2q), from in
+/// to out (in ≠ out), on a team of `threads` (0: OpenMP's default).
+template <class D>
+class Tiles {
+  using U = hn::TFromD<D>;
   using V = hn::Vec<D>;
   static constexpr std::size_t L = hn::MaxLanes(D());
   static constexpr int q = std::countr_zero(L);
 
  public:
-  static void run(const U* __restrict in, U* __restrict out, int n, Order order, int threads) {
-    if constexpr (q > 0) {  // the scalar target has one lane, and no ConcatEven
-      if (n >= 2 * q) {
-        const bool sequency = order == Order::sequency;
-        const bool stream = (sizeof(U) << n) >= kStreamedReorderBytes && reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(U)) == 0;
-        if (sequency) stream ? tiles<true, true>(in, out, n, threads) : tiles<true, false>(in, out, n, threads);
-        else stream ? tiles<false, true>(in, out, n, threads) : tiles<false, false>(in, out, n, threads);
-        return;
-      }
-    }
-    for (std::size_t k = 0; k < (std::size_t{1} << n); ++k) out[k] = in[natural_index(k, n, order)];  // no tile fits
+  static void row(const U* __restrict in, U* __restrict out, int n, Order order, int threads) {
+    const bool sequency = order == Order::sequency;
+    const bool stream = (sizeof(U) << n) >= kStreamedReorderBytes && reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(U)) == 0;
+    if (sequency) stream ? tiles<true, true>(in, out, n, threads) : tiles<true, false>(in, out, n, threads);
+    else stream ? tiles<false, true>(in, out, n, threads) : tiles<false, false>(in, out, n, threads);
   }
 
  private:
@@ -129,16 +126,92 @@ class Reorder {
   }
 };
 
+/// `rows` rows of 2^n words of U (uint32_t or uint64_t: the bits of any word of that size)
+/// back to back, from in to out (in ≠ out), each into `order` (Paley or sequency), on a team of
+/// `threads` (0: OpenMP's default) for rows of tiles.
+template <class U>
+class Reorder {
+  using D = hn::CappedTag<U, 16>;  // at most 16 × 16 words a tile: 16 registers
+  static constexpr std::size_t L = hn::MaxLanes(D());
+  static constexpr int q = std::countr_zero(L);
+  /// The narrowest tiles: 128-bit vectors (a lane a row: single words, nothing to transpose).
+  static constexpr int kMinQ = std::countr_zero(16 / sizeof(U));
+
+ public:
+  /// Whether rows of 2^n words go through vectors, not word by word: rows no longer than a
+  /// vector by one lane permutation per vector; longer ones in tiles, of vectors of 2^(n/2)
+  /// lanes where n < 2q (rows of 2^4 … 2^7 floats on AVX-512 take tiles of 128 and 256 bits).
+  static constexpr bool in_vectors(int n) {
+    return q > 0 && ((n >= 1 && n <= q) || std::min(n / 2, q) >= kMinQ);
+  }
+
+  static void run(const U* __restrict in, U* __restrict out, std::size_t rows, int n, Order order, int threads) {
+    const std::size_t size = std::size_t{1} << n;
+    std::size_t done = 0;  // words
+    if constexpr (q > 0) {  // the scalar target has one lane, and no ConcatEven
+      if (n >= 1 && n <= q) {
+        done = within_vectors(in, out, rows * size, n, order);
+      } else if (in_vectors(n)) {
+        for (std::size_t r = 0; r < rows; ++r) tile_row(in + r * size, out + r * size, n, order, threads);
+        return;
+      }
+    }
+    for (std::size_t k = done; k < rows * size; ++k)  // no vector fits
+      out[k] = in[(k & ~(size - 1)) | natural_index(k & (size - 1), n, order)];
+  }
+
+ private:
+  /// Tiles of the widest vectors up to 2^(n/2) lanes.
+  static void tile_row(const U* in, U* out, int n, Order order, int threads) {
+    static_assert(q <= 4, "the cases below cover tiles of 2 … 16 lanes");
+    if (n >= 2 * q) return Tiles<D>::row(in, out, n, order, threads);
+    if constexpr (q >= 4 && kMinQ <= 3) {
+      if (n / 2 == 3) return Tiles<hn::CappedTag<U, 8>>::row(in, out, n, order, threads);
+    }
+    if constexpr (q >= 3 && kMinQ <= 2) {
+      if (n / 2 == 2) return Tiles<hn::CappedTag<U, 4>>::row(in, out, n, order, threads);
+    }
+    if constexpr (q >= 2 && kMinQ <= 1) {
+      if (n / 2 == 1) return Tiles<hn::CappedTag<U, 2>>::row(in, out, n, order, threads);
+    }
+  }
+
+  /// Rows of 2^n ≤ L words, L/2^n to a vector: each vector's lanes permuted (the same way for
+  /// every vector); returns the words done (whole vectors).
+  static std::size_t within_vectors(const U* __restrict in, U* __restrict out, std::size_t words, int n, Order order) {
+    const D d;
+    alignas(64) hwy::MakeSigned<U> lanes[L];
+    const std::size_t size = std::size_t{1} << n;
+    for (std::size_t l = 0; l < L; ++l)
+      lanes[l] = static_cast<hwy::MakeSigned<U>>((l & ~(size - 1)) | natural_index(l & (size - 1), n, order));
+    const auto idx = hn::SetTableIndices(d, lanes);
+    std::size_t i = 0;
+    for (; i + L <= words; i += L) hn::StoreU(hn::TableLookupLanes(hn::LoadU(d, in + i), idx), d, out + i);
+    return i;
+  }
+
+};
+
 /// WordKernels::reorder: words of 4 and 8 bytes as the unsigned integers of their size; wider
 /// ones (the 128-bit ring), which no vector holds, word by word.
 template <class W>
-void reorder(const W* in, W* out, int n, Order order, int threads) {
+void reorder(const W* in, W* out, std::size_t rows, int n, Order order, int threads) {
   if constexpr (sizeof(W) == 4 || sizeof(W) == 8) {
     using U = std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>;
-    Reorder<U>::run(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), n, order, threads);
+    Reorder<U>::run(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), rows, n, order, threads);
   } else {
-    for (std::size_t k = 0; k < (std::size_t{1} << n); ++k) out[k] = in[natural_index(k, n, order)];
+    const std::size_t size = std::size_t{1} << n;
+    for (std::size_t k = 0; k < rows * size; ++k) out[k] = in[(k & ~(size - 1)) | natural_index(k & (size - 1), n, order)];
   }
+}
+
+/// WordKernels::reorders_in_vectors.
+template <class W>
+bool reorders_in_vectors(int n) {
+  if constexpr (sizeof(W) == 4 || sizeof(W) == 8)
+    return Reorder<std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>>::in_vectors(n);
+  else
+    return false;
 }
 
 }  // namespace fastconv::cpu::FASTCONV_ISA
