@@ -3,6 +3,7 @@
 // transforms and batches, dyadic convolution and DyadicSystem. Names say what runs:
 //
 //   wht/<type>/<backend>/threads:<t>/log2n:<n>                 one in-place transform
+//   wht/float/cpu/threads:1/log2n:<n>/order:<order>            the same, sequency or Paley order
 //   wht_batch/<type>/<backend>/threads:<t>/rows:<r>/log2n:<n>  r contiguous rows of 2^n
 //   wht_batch/.../log2n:<n>/order:<order>                      the same, sequency or Paley order
 //   convolve/float/<backend>/threads:<t>/log2n:<n>             fastconv::convolve, inputs kept
@@ -14,6 +15,7 @@
 
 #include <bit>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -60,6 +62,9 @@ template <class T>
 void add_wht_sizes(const bench::SizeOptions& o) {
   for (int n = o.min_log2n; n <= o.max_log2n; ++n) {
     for (int threads : {1, 2}) add_wht<T>(n, 1, Backend::cpu(threads), threads);
+    if constexpr (std::is_same_v<T, float>)
+      for (fastconv::Order order : {fastconv::Order::sequency, fastconv::Order::paley})
+        add_wht<T>(n, 1, Backend::cpu(1), 1, order);
     if (n <= o.reference_max_log2n) add_wht<T>(n, 1, Backend::reference(), 1);
   }
 }

@@ -408,6 +408,13 @@ TEST_F(Cli, BenchOptions) {
        {"op", "backend", "variant", "dtype", "log2n", "batch", "threads", "median ms", "elem/ns", "GB/s"})
     EXPECT_NE(out[0].find(column), std::string::npos) << column << " in " << out[0];
   EXPECT_EQ(out[1].rfind("wht ", 0), 0u) << out[1];
+
+  r = run("bench wht --order walsh --log2n 9 --repeats 1 --json");  // ordered: the op says which order
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(bench_record(r.out)["op"], "wht-sequency");
+  r = run("bench wht --order paley --log2n 2:3 --repeats 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines(r.out)[1].rfind("wht-paley ", 0), 0u) << r.out;
 }
 
 TEST_F(Cli, BenchDyadic) {
@@ -438,6 +445,8 @@ TEST_F(Cli, BenchUsageErrors) {
   expect_bad_input("bench wht --log2n :4", "not a size");
   expect_bad_input("bench wht --dtype float32,complex64", "--dtype: unknown type 'complex64'");
   expect_bad_input("bench wht --batch 0", "--batch: '0' is not a whole number >= 1");
+  expect_bad_input("bench wht --order gray --log2n 3", "--order: unknown order 'gray': use hadamard, sequency or paley");
+  expect_bad_input("bench dyadic --order sequency", "--order");
   expect_bad_input("bench dyadic --repeats -1", "--repeats");
   expect_bad_input("bench wht --backend gpu", "valid backends are auto, reference, cpu");
   expect_bad_input("bench wht --log2n 40 --batch 100000000", "more elements than memory can address");

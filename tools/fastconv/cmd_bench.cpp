@@ -1,8 +1,8 @@
 // fastconv bench wht|dyadic — times the library on random data over a range of sizes: the
 // median of repeated runs (std::chrono::steady_clock), as a table or as JSON lines.
 //
-// What is timed: WhtPlan<T>::execute (natural order, unnormalised, in place; the input is
-// restored outside the timed region before each run), fastconv::convolve into a separate
+// What is timed: WhtPlan<T>::execute (unnormalised, in place, natural order unless --order
+// says otherwise; the input is restored outside the timed region before each run), fastconv::convolve into a separate
 // output (inputs kept) and DyadicSystem<T>::apply into a separate output (the system, i.e.
 // W·g, is built once, untimed). One untimed warm-up run
 // precedes the timed ones.
@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "common.hpp"
@@ -38,6 +39,7 @@ struct BenchArgs {
   std::size_t batch = 1;
   int repeats = 0;  ///< 0: adaptive
   bool json = false;
+  std::string order = "hadamard";  ///< wht only
   ComputeOptions compute;
 };
 
@@ -182,15 +184,16 @@ void print(Context& ctx, const Record& r) {
 }
 
 template <class T>
-void bench_wht(Context& ctx, int log2n, std::mt19937_64& rng) {
+void bench_wht(Context& ctx, Order order, int log2n, std::mt19937_64& rng) {
   const std::size_t n = std::size_t{1} << log2n, rows = ctx.args.batch;
-  const WhtPlan<T> plan(log2n, {}, ctx.backend);
+  const WhtPlan<T> plan(log2n, {.order = order}, ctx.backend);
   const std::vector<T> input = random_data<T>(rows * n, rng);
   const AlignedBuffer<T> data(input.size());
   const Timing t = time_runs(
       ctx.args.repeats, [&] { std::copy(input.begin(), input.end(), data.span().begin()); },
       [&] { plan.execute(data.span(), rows, n); });
-  print(ctx, {"wht", dtype_of<T>, log2n, t, 2.0 * sizeof(T) * static_cast<double>(rows * n)});
+  const std::string op = order == Order::hadamard ? "wht" : "wht-" + std::string(to_string(order));
+  print(ctx, {op, dtype_of<T>, log2n, t, 2.0 * sizeof(T) * static_cast<double>(rows * n)});
 }
 
 template <class T>
@@ -222,6 +225,8 @@ void bench_dyadic(Context& ctx, int log2n, std::mt19937_64& rng) {
 int run_bench(const BenchArgs& args) {
   const std::vector<DType> dtypes = parse_dtypes(args.dtypes);
   const SizeRange range = parse_range(args.log2n);
+  const std::optional<Order> order = parse_order(args.order);
+  if (!order) usage_error("--order: unknown order '" + args.order + "': use hadamard, sequency or paley");
   if (args.batch > (std::numeric_limits<std::size_t>::max() >> range.last) / 16)
     usage_error("--batch " + std::to_string(args.batch) + " with --log2n " + args.log2n + ": " +
                 std::to_string(args.batch) + " rows of 2^" + std::to_string(range.last) +
@@ -233,7 +238,7 @@ int run_bench(const BenchArgs& args) {
   for (const DType dtype : dtypes) {
     for (int log2n = range.first; log2n <= range.last; ++log2n) {
       if (args.kind == Kind::wht)
-        with_transform_type(dtype, [&]<class T>() { bench_wht<T>(ctx, log2n, rng); });
+        with_transform_type(dtype, [&]<class T>() { bench_wht<T>(ctx, *order, log2n, rng); });
       else
         with_type(dtype, [&]<class T>() { bench_dyadic<T>(ctx, log2n, rng); });
     }
@@ -278,9 +283,14 @@ void add_bench_command(CLI::App& app, Action& action) {
       "repeats, elements_per_ns, gb_per_s.");
 
   auto wht_args = std::make_shared<BenchArgs>();
-  CLI::App* w = bench->add_subcommand("wht", "Time WhtPlan::execute: natural order, unnormalised, in place (op 'wht')");
+  CLI::App* w = bench->add_subcommand("wht", "Time WhtPlan::execute: unnormalised, in place, natural order (op 'wht') or --order");
   add_options(w, wht_args);
-  w->footer("Example: fastconv bench wht --dtype float32,int32 --log2n 10:16 --batch 64 --json");
+  w->add_option("--order", wht_args->order,
+                "Output order: hadamard (natural, default; op 'wht'), sequency (Walsh; op 'wht-sequency'), paley "
+                "(dyadic; op 'wht-paley')");
+  w->footer(
+      "Example: fastconv bench wht --dtype float32,int32 --log2n 10:16 --batch 64 --json\n"
+      "         fastconv bench wht --order sequency --log2n 16:24");
   w->callback([wht_args, &action] { action = [wht_args] { return run_bench(*wht_args); }; });
 
   auto dyadic_args = std::make_shared<BenchArgs>();
