@@ -291,6 +291,7 @@ class CpuWht final : public detail::WhtKernel {
   bool transform_row_bounded(W* row, int threads, int limit, const WordBuffer<W>* scratch) const {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
+    threads = ordered_team(threads);
     if (!in_place_first()) {
       if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
       kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
@@ -309,6 +310,7 @@ class CpuWht final : public detail::WhtKernel {
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
+    threads = ordered_team(threads);
     if (!in_place_first()) {
       kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
       return kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
@@ -316,6 +318,9 @@ class CpuWht final : public detail::WhtKernel {
     kernels_.wht(row, row, log2n_, threads, scale, g);
     reorder_through(row, scratch->data(), threads);
   }
+
+  /// The team for a Paley or sequency row: one thread below kParallelReorderBytes.
+  int ordered_team(int threads) const { return (sizeof(W) << log2n_) < kParallelReorderBytes ? 1 : threads; }
 
   /// transform_row's choice: whether a Paley or sequency row is transformed in place first.
   bool in_place_first() const { return (sizeof(W) << log2n_) >= kStreamedReorderBytes; }

@@ -79,7 +79,7 @@ class Tiles {
     const int m = n - 2 * q;
     const auto count = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
     const int team = threads > 0 ? threads : omp_get_max_threads();
-    if (team > 1 && n >= 16) {
+    if (team > 1 && (sizeof(U) << n) >= kParallelReorderBytes) {
 #pragma omp parallel num_threads(team)
       {
 #pragma omp for schedule(static)
