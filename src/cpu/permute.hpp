@@ -17,7 +17,7 @@
 // stream past the caches. Rows shorter than L² words take tiles of narrower vectors (down to
 // 128 bits); rows no longer than a vector, one lane permutation per vector. (Tiled scalar
 // permutations, run twice for sequency order, took 8–21× a copy of the array each; this takes
-// 3–4× in cache, 1.2–1.9× beyond it: docs/benchmarks.md.)
+// 2.4–3.9× in cache, 1.2–2.1× beyond it: docs/benchmarks.md.)
 #pragma once
 
 #include <hwy/highway.h>
