@@ -417,23 +417,25 @@ template <class W>
 void check_reorder(const IsaKernels& isa) {
   for (int n = 0; n <= 14; ++n)
     for (const std::size_t rows : {std::size_t{1}, std::size_t{37}})
-      for (const int threads : {1, 2})
-        for (const bool misaligned : {false, true})
-          if (rows == 1 || n <= 9) check_reorder_at<W>(isa, n, rows, threads, misaligned);
-  // From kStreamedReorderBytes on the stores stream past the caches where out is aligned
-  // (floating-point words only: integers of their size take the same code).
-  const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+      for (const bool misaligned : {false, true})
+        if (rows == 1 || n <= 9) check_reorder_at<W>(isa, n, rows, 1, misaligned);
+  // From kParallelReorderBytes on a team shares the tiles; from kStreamedReorderBytes on the
+  // stores stream past the caches where out is aligned (floating-point words only: integers
+  // of their size take the same code).
   if constexpr (std::is_floating_point_v<W>) {
+    const int shared = std::countr_zero(fastconv::cpu::kParallelReorderBytes / sizeof(W));
+    const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+    check_reorder_at<W>(isa, shared, 1, 2, false);
+    check_reorder_at<W>(isa, shared, 1, 3, true);
     check_reorder_at<W>(isa, streamed, 1, 1, false);
     check_reorder_at<W>(isa, streamed, 1, 3, false);
-    check_reorder_at<W>(isa, streamed, 1, 1, true);
   }
 }
 
 // Paley and sequency reordering, every instruction set and word size: the tiles transposed in
-// registers (n ≥ 2 log2 L), rows no longer than a vector (37 rows: a tail of words beyond the
-// last whole vector), the word-by-word path between them and for 16-byte words, several
-// threads, and the streamed stores.
+// registers (n ≥ 2 log2 L; narrower vectors' tiles below that), rows no longer than a vector
+// (37 rows: a tail of words beyond the last whole vector), the word-by-word path where no
+// vector fits and for 16-byte words, teams of threads, and the streamed stores.
 TEST(CpuKernels, ReorderingPutsEveryCoefficientWhereItsOrderSays) {
   for (int n = 0; n <= 8; ++n)  // the closed form beside the direct count
     for (std::size_t h = 0; h < (std::size_t{1} << n); ++h) {
