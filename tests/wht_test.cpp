@@ -299,19 +299,25 @@ TYPED_TEST(WhtLarge, ShortRowsMatchTheReferenceOnEveryTeam) {
 
 // One word over the ring's bound in a batch of short rows shared by a team: the other
 // threads' runs, already transformed, are restored and the batch goes to the wide ring.
+// Short rows back to back, and with gaps (packed through a buffer a run at a time): a word
+// over the bound in the first, a middle or the last row of a team's batch, in natural and
+// sequency order; the rows done before it are restored exactly, the gaps left alone.
 TEST(WhtInteger, OneWordBeyondTheBoundInATeamsBatchIsExact) {
-  for (int threads : {2, 3})
+  for (int threads : {1, 2, 3})
     for (int n : {2, 6})
-      for (std::size_t at_row : {std::size_t{0}, std::size_t{5000}, std::size_t{9999}}) {
-        const std::size_t size = std::size_t{1} << n, rows = 10000;
-        std::mt19937_64 rng(static_cast<std::uint64_t>(at_row) + n);
-        auto x = oracle::random_vector<std::int32_t>(rows * size, rng, -1000, 1000);
-        x[at_row * size + 1] = std::int32_t{1} << (31 - n);  // every result still fits int32
-        auto want = x;
-        WhtPlan<std::int32_t>(n, {}, Backend::reference()).execute(want, rows, size);
-        WhtPlan<std::int32_t>(n, {}, Backend::cpu(threads)).execute(x, rows, size);
-        ASSERT_EQ(x, want) << "threads=" << threads << " n=" << n << " row " << at_row;
-      }
+      for (std::size_t pad : {0, 5})
+        for (Order order : {Order::hadamard, Order::sequency})
+          for (std::size_t at_row : {std::size_t{0}, std::size_t{5000}, std::size_t{9999}}) {
+            const std::size_t size = std::size_t{1} << n, rows = 10000, stride = size + pad;
+            std::mt19937_64 rng(static_cast<std::uint64_t>(at_row) + n);
+            auto x = oracle::random_vector<std::int32_t>(rows * stride, rng, -1000, 1000);
+            x[at_row * stride + 1] = std::int32_t{1} << (31 - n);  // every result still fits int32
+            auto want = x;
+            WhtPlan<std::int32_t>(n, {order}, Backend::reference()).execute(want, rows, stride);
+            WhtPlan<std::int32_t>(n, {order}, Backend::cpu(threads)).execute(x, rows, stride);
+            ASSERT_EQ(x, want) << "threads=" << threads << " n=" << n << " pad=" << pad << " order=" << int(order)
+                               << " row " << at_row;
+          }
 }
 
 TEST(WhtIdentities, TransformTwiceIsNTimesIdentity) {

@@ -146,8 +146,11 @@ class CpuWht final : public detail::WhtKernel {
   /// Rows [first, first + count) of a batch that is batched() or packable(), on this thread:
   /// transformed by wht_rows and reordered a table's run of rows at a time (natural order back
   /// to back: the whole share at once), so that each run is reordered while it is in L1;
-  /// copied through a buffer first where the rows have gaps.
-  void transform_share(W* base, std::size_t stride, std::size_t first, std::size_t count, double scale) const {
+  /// copied through a buffer first where the rows have gaps. With limit ≥ 0 (integers), as
+  /// wht_rows: it stops at the first run with a word of 2^limit or more in magnitude, or once
+  /// `stop` is set, and returns how many rows it had done (their run left as it was).
+  std::size_t transform_share(W* base, std::size_t stride, std::size_t first, std::size_t count, double scale,
+                              int limit = -1, const std::atomic<bool>* stop = nullptr) const {
     const std::size_t size = std::size_t{1} << log2n_;
     const bool gaps = stride != size;
     const std::size_t step =
@@ -159,11 +162,14 @@ class CpuWht final : public detail::WhtKernel {
       W* run = gaps ? buffer->data() : base + r * size;
       if (gaps)
         for (std::size_t i = 0; i < n; ++i) std::copy_n(base + (r + i) * stride, size, run + i * size);
-      kernels_.wht_rows(run, n, log2n_, scale, -1, Geometry::of_this_cpu());
+      if ((stop != nullptr && stop->load(std::memory_order_relaxed)) ||
+          !kernels_.wht_rows(run, n, log2n_, scale, limit, Geometry::of_this_cpu()))
+        return r - first;
       reorder_rows(run, n, scratch.get());
       if (gaps)
         for (std::size_t i = 0; i < n; ++i) std::copy_n(run + i * size, size, base + (r + i) * stride);
     }
+    return count;
   }
 
   /// `count` rows back to back from `at`, transformed in natural order, into the plan's order
@@ -226,28 +232,20 @@ class CpuWht final : public detail::WhtKernel {
       W* base = static_cast<W*>(data);
       const auto n_rows = static_cast<std::ptrdiff_t>(rows);
       const std::size_t size = std::size_t{1} << log2n_;
-      if (batched(rows, stride)) {
-        const Geometry& g = Geometry::of_this_cpu();
+      if (batched(rows, stride) || packable(rows, stride)) {
         std::atomic<bool> exceeded{false};
-        std::vector<std::pair<std::size_t, std::size_t>> done;  // shares transformed
+        std::vector<std::pair<std::size_t, std::size_t>> done;  // rows transformed, from the start of each share
         std::mutex mutex;
         for_shares(rows, [&](std::size_t first, std::size_t count) {
-          if (kernels_.wht_rows(base + first * size, count, log2n_, 1.0, limit_log2, g)) {
-            const std::lock_guard lock(mutex);
-            done.emplace_back(first, count);
-          } else {
-            exceeded.store(true, std::memory_order_relaxed);
-          }
+          const std::size_t n = transform_share(base, stride, first, count, 1.0, limit_log2, &exceeded);
+          if (n < count) exceeded.store(true, std::memory_order_relaxed);
+          const std::lock_guard lock(mutex);
+          if (n > 0) done.emplace_back(first, n);
         });
-        if (!exceeded.load()) {  // reordered only now: a restore undoes the transform alone
-          for_shares(rows, [&](std::size_t first, std::size_t count) {
-            reorder_rows(base + first * size, count, scratch_for(std::max(size, kTableWords)).get());
-          });
-          return Bounded::done;
-        }
-        for (const auto& [first, count] : done) {  // as below, a share at a time
-          kernels_.wht_rows(base + first * size, count, log2n_, 1.0, -1, g);
-          divide_out(base + first * size, count * size, log2n_);
+        if (!exceeded.load()) return Bounded::done;
+        for (const auto& [first, count] : done) {  // as below, a share's rows at a time
+          transform_share(base, stride, first, count, 1.0);
+          for (std::size_t r = first; r < first + count; ++r) divide_out(base + r * stride, size, log2n_);
         }
         return Bounded::exceeded;
       }
