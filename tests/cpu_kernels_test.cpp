@@ -432,6 +432,51 @@ void check_reorder(const IsaKernels& isa) {
   }
 }
 
+/// WordKernels::ordered (the reordering fused into the top sweep) against wht() then reorder(),
+/// bitwise: both are the textbook's sums, scaled once. Where it declines (integers, n < 2q,
+/// from the streamed size on) it must leave out alone.
+template <class W>
+void check_ordered(const IsaKernels& isa) {
+  std::mt19937_64 rng(21);
+  const auto& k = isa.of<W>();
+  const Geometry& g = Geometry::of_this_cpu();
+  for (int n = 0; n <= 17; ++n)
+    for (const fastconv::Order order : {fastconv::Order::paley, fastconv::Order::sequency})
+      for (const double scale : {1.0, 0.3})
+        for (const int threads : {1, 2}) {
+          if (n < 15 && threads > 1) continue;  // a team only from kParallelReorderBytes on
+          const std::size_t size = std::size_t{1} << n;
+          const Vec<W> in = small_integers<W>(size, rng);
+          Vec<W> natural(size), want(size), got(size, W{7}), scratch(size), same = in;
+          const bool fused = k.ordered(in.data(), got.data(), scratch.data(), n, order, scale, threads, g);
+          if (!std::is_floating_point_v<W>) {
+            ASSERT_FALSE(fused) << isa.name << " n=" << n;
+          } else if (n == 17 && isa.name != "portable") {  // parts of a leaf or more: the fused sweep
+            ASSERT_TRUE(fused) << isa.name << " n=17";
+          }
+          if (!fused) {
+            ASSERT_TRUE(std::all_of(got.begin(), got.end(), [](W w) { return w == W{7}; })) << isa.name << " n=" << n;
+            continue;
+          }
+          k.wht(in.data(), natural.data(), n, 1, scale, g);
+          k.reorder(natural.data(), want.data(), 1, n, order, 1);
+          ASSERT_TRUE(k.ordered(same.data(), same.data(), scratch.data(), n, order, scale, threads, g));
+          for (std::size_t i = 0; i < size; ++i) {
+            ASSERT_EQ(got[i], want[i]) << isa.name << " " << fastconv::to_string(order) << " n=" << n << " scale=" << scale
+                                       << " threads=" << threads << " i=" << i;
+            ASSERT_EQ(same[i], want[i]) << "in place, " << isa.name << " n=" << n << " i=" << i;
+          }
+        }
+}
+
+TEST(CpuKernels, FusedOrderedWhtIsTheTransformThenTheReordering) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_ordered<float>(*isa);
+    check_ordered<double>(*isa);
+    check_ordered<std::uint32_t>(*isa);
+  }
+}
+
 // Paley and sequency reordering, every instruction set and word size: the tiles transposed in
 // registers (n ≥ 2 log2 L; narrower vectors' tiles below that), rows no longer than a vector
 // (37 rows: a tail of words beyond the last whole vector), the word-by-word path where no

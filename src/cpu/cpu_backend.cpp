@@ -309,6 +309,7 @@ class CpuWht final : public detail::WhtKernel {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
     threads = ordered_team(threads);
+    if (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, g)) return;
     if (!in_place_first()) {
       kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
       return kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);

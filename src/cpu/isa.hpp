@@ -84,6 +84,10 @@ struct WordKernels {
   void (*reorder)(const W* in, W* out, std::size_t rows, int log2n, Order order, int threads);
   /// Whether reorder() does rows of 2^log2n words in vectors, not word by word.
   bool (*reorders_in_vectors)(int log2n);
+  /// out ← scale · W·in in `order` (paley or sequency), in may be out, scratch room for
+  /// 2^log2n words: the reordering fused into the transform's top sweep (permute.hpp). False,
+  /// and nothing done, where that does not apply (then wht() and reorder()).
+  bool (*ordered)(const W* in, W* out, W* scratch, int log2n, Order order, double scale, int threads, const Geometry& g);
   /// uint32/uint64 only (else null): out ← W·in if every in[i], read as a signed word, has
   /// |in[i]| < 2^limit; otherwise false, and in (which may equal out) as it was.
   bool (*wht_bounded)(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) = nullptr;

@@ -26,10 +26,10 @@ template <class W>
 constexpr WordKernels<W> kernels_of() {
   if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>)
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>, &Pipeline<OpsFor<W>>::wht_bounded};
+            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>, &Pipeline<OpsFor<W>>::wht_bounded};
   else
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>};
+            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>};
 }
 
 namespace hn = hwy::HWY_NAMESPACE;

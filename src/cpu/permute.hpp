@@ -15,9 +15,11 @@
 // (the other way round, reading a new place in every row for each tile, took 2.6–4× as
 // long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they
 // stream past the caches. Rows shorter than L² words take tiles of narrower vectors (down to
-// 128 bits); rows no longer than a vector, one lane permutation per vector. (Tiled scalar
-// permutations, run twice for sequency order, took 8–21× a copy of the array each; this takes
-// 2.4–3.9× in cache, 1.2–2.1× beyond it: docs/benchmarks.md.)
+// 128 bits); rows no longer than a vector, one lane permutation per vector. Below
+// kStreamedReorderBytes a floating-point transform does the tiles in its own top sweep
+// (ordered_wht, at the end). (Tiled scalar permutations, run twice for sequency order, took
+// 8–21× a copy of the array each; this takes 2.4–3.9× in cache, 1.2–2.1× beyond it:
+// docs/benchmarks.md.)
 #pragma once
 
 #include <hwy/highway.h>
@@ -33,6 +35,7 @@
 
 #include "cpu/isa.hpp"
 #include "cpu/order.hpp"
+#include "cpu/passes.hpp"
 
 namespace fastconv::cpu::FASTCONV_ISA {
 
@@ -48,6 +51,8 @@ class Tiles {
   static constexpr int q = std::countr_zero(L);
 
  public:
+  static constexpr std::size_t rev(std::size_t i) { return bit_reverse(i, q); }
+
   static void row(const U* __restrict in, U* __restrict out, int n, Order order, int threads) {
     const bool sequency = order == Order::sequency;
     const bool stream = (sizeof(U) << n) >= kStreamedReorderBytes && reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(U)) == 0;
@@ -56,8 +61,6 @@ class Tiles {
   }
 
  private:
-  static constexpr std::size_t rev(std::size_t i) { return bit_reverse(i, q); }
-
   /// The prefix XOR of x from its top bit down: the inverse of gray().
   static constexpr std::size_t gray_inverse(std::size_t x) {
     for (int s = 1; s < 64; s <<= 1) x ^= x >> s;
@@ -101,6 +104,15 @@ class Tiles {
     V r[L];  // the loops unrolled, so that r stays in registers
 #pragma GCC unroll 16
     for (std::size_t s = 0; s < L; ++s) r[s] = hn::LoadU(d, src + (rev(s) << high));
+    transpose_store<kSequency, kStream>(r, out, m, mid);
+  }
+
+ public:
+  /// The second half of a tile: r[s] holds row rev(s)'s vector of tile mid (rows 2^(m+q)
+  /// words apart); transposed and stored into out in the order.
+  template <bool kSequency, bool kStream>
+  HWY_INLINE static void transpose_store(V* r, U* __restrict out, int m, std::size_t mid) {
+    const D d;
 #pragma GCC unroll 4
     for (std::size_t h = 1; h < L; h <<= 1) {
 #pragma GCC unroll 16
@@ -212,6 +224,66 @@ bool reorders_in_vectors(int n) {
     return Reorder<std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>>::in_vectors(n);
   else
     return false;
+}
+
+/// WordKernels::ordered: out ← scale · W·in in Paley or sequency order (floating point; in may
+/// be out; scratch: room for 2^n words), the reordering fused into the transform's top sweep.
+/// The L parts of 2^(n−q) words are transformed into the scratch, then one sweep of radix-L
+/// codelets does the top q stages across them, scales, and hands the L vectors of each column,
+/// which are exactly a tile's rows, to Tiles::transpose_store: the separate reordering's load
+/// and store of every word are gone. Returns false (nothing done) where it does not apply:
+/// integers (their bound check and exact undo stay on the two-pass path), radix L above the
+/// target's codelets, parts smaller than an L1 leaf (L walks' set-up cost more than the pass
+/// saved: 2^8 … 2^13 floats took 1.1–2.3× as long), and from kStreamedReorderBytes on (there
+/// the walk's own top sweeps stream through buffers). (2^16 and 2^18 floats in sequency
+/// order: 0.0305–0.0308 and 0.138–0.149 ms against 0.0338–0.0344 and 0.154–0.155 in two
+/// passes; the transposes, not the pass, are most of what the reordering costs.)
+template <class T>
+bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, const Geometry& g) {
+  using Ops = OpsFor<T>;
+  if constexpr (!std::is_floating_point_v<T> || Ops::kLanesLog2 < 1 || Ops::kLanesLog2 > kTargetRadixLog2) {
+    return false;
+  } else {
+    using D = typename Ops::D;
+    using V = hn::Vec<D>;
+    using Tile = Tiles<D>;
+    constexpr int q = Ops::kLanesLog2;
+    constexpr std::size_t L = Ops::kLanes;
+    if (n < 2 * q || (sizeof(T) << (n - q)) < g.leaf_bytes || (sizeof(T) << n) >= kStreamedReorderBytes) return false;
+    const int m = n - 2 * q;
+    const std::size_t part = std::size_t{1} << (n - q);
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    const bool shared = team > 1 && (sizeof(T) << n) >= kParallelReorderBytes;
+    const T factor = static_cast<T>(scale);
+    const bool sequency = order == Order::sequency;
+    const auto column = [&](std::size_t t) {
+      const D d;
+      V v[L];
+#pragma GCC unroll 16
+      for (std::size_t s = 0; s < L; ++s) v[s] = hn::LoadU(d, scratch + s * part + (t << q));
+      Ops::template radix_in_registers<static_cast<int>(L)>(v);
+      V r[L];
+#pragma GCC unroll 16
+      for (std::size_t s = 0; s < L; ++s) r[s] = factor == T(1) ? v[Tile::rev(s)] : hn::Mul(v[Tile::rev(s)], hn::Set(d, factor));
+      if (sequency) Tile::template transpose_store<true, false>(r, out, m, bit_reverse(t, m));
+      else Tile::template transpose_store<false, false>(r, out, m, bit_reverse(t, m));
+    };
+    const auto parts = static_cast<std::ptrdiff_t>(L), columns = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
+    if (shared) {
+#pragma omp parallel num_threads(team)
+      {
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t p = 0; p < parts; ++p)
+          Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t t = 0; t < columns; ++t) column(static_cast<std::size_t>(t));
+      }
+    } else {
+      for (std::ptrdiff_t p = 0; p < parts; ++p) Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
+      for (std::ptrdiff_t t = 0; t < columns; ++t) column(static_cast<std::size_t>(t));
+    }
+    return true;
+  }
 }
 
 }  // namespace fastconv::cpu::FASTCONV_ISA
