@@ -306,21 +306,24 @@ void check_convolve(const IsaKernels& isa, const std::vector<Geometry>& gs = geo
       }
 }
 
-/// Single transforms (wht) and batches of rows back to back (wht_rows), every word type.
-template <class W>
-void check_wht_and_rows(const IsaKernels& isa) {
-  check_wht<W>(isa);
-  check_wht_rows<W>(isa);
+/// check.template operator()<W>(isa) for every instruction set this CPU runs and every word type.
+template <class Check>
+void on_every_isa_and_word(const Check& check) {
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check.template operator()<float>(*isa);
+    check.template operator()<double>(*isa);
+    check.template operator()<std::uint32_t>(*isa);
+    check.template operator()<std::uint64_t>(*isa);
+    check.template operator()<u128>(*isa);
+  }
 }
 
+// Single transforms (wht) and batches of rows back to back (wht_rows).
 TEST(CpuKernels, WhtMatchesTextbookOnEveryPath) {
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht_and_rows<float>(*isa);
-    check_wht_and_rows<double>(*isa);
-    check_wht_and_rows<std::uint32_t>(*isa);
-    check_wht_and_rows<std::uint64_t>(*isa);
-    check_wht_and_rows<u128>(*isa);
-  }
+  on_every_isa_and_word([]<class W>(const IsaKernels& isa) {
+    check_wht<W>(isa);
+    check_wht_rows<W>(isa);
+  });
 }
 
 TEST(CpuKernels, BoundedWhtTransformsOrLeavesTheInputOnEveryPath) {
@@ -489,13 +492,7 @@ TEST(CpuKernels, ReorderingPutsEveryCoefficientWhereItsOrderSays) {
       for (int s = 1; s < 64; s <<= 1) r ^= r >> s;
       ASSERT_EQ(r, position_of(h, n, fastconv::Order::sequency)) << "n=" << n << " h=" << h;
     }
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_reorder<float>(*isa);
-    check_reorder<double>(*isa);
-    check_reorder<std::uint32_t>(*isa);
-    check_reorder<std::uint64_t>(*isa);
-    check_reorder<u128>(*isa);
-  }
+  on_every_isa_and_word([]<class W>(const IsaKernels& isa) { check_reorder<W>(isa); });
 }
 
 // The 16-bit conversions of every instruction set against types.hpp's, bit for bit: every
