@@ -201,7 +201,6 @@ class Reorder {
     for (; i + L <= words; i += L) hn::StoreU(hn::TableLookupLanes(hn::LoadU(d, in + i), idx), d, out + i);
     return i;
   }
-
 };
 
 /// WordKernels::reorder: words of 4 and 8 bytes as the unsigned integers of their size; wider
