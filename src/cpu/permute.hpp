@@ -138,6 +138,14 @@ class Tiles {
   }
 };
 
+/// Words [from, rows·2^n) of `rows` rows of 2^n words, word by word: out[k] = in[k's row's
+/// natural_index(k)] (where no vector fits).
+template <class W>
+void reorder_words(const W* __restrict in, W* __restrict out, std::size_t from, std::size_t rows, int n, Order order) {
+  const std::size_t size = std::size_t{1} << n;
+  for (std::size_t k = from; k < rows * size; ++k) out[k] = in[(k & ~(size - 1)) | natural_index(k & (size - 1), n, order)];
+}
+
 /// `rows` rows of 2^n words of U (uint32_t or uint64_t: the bits of any word of that size)
 /// back to back, from in to out (in ≠ out), each into `order` (Paley or sequency), on a team of
 /// `threads` (0: OpenMP's default) for rows of tiles.
@@ -158,9 +166,9 @@ class Reorder {
   }
 
   static void run(const U* __restrict in, U* __restrict out, std::size_t rows, int n, Order order, int threads) {
-    const std::size_t size = std::size_t{1} << n;
     std::size_t done = 0;  // words
     if constexpr (q > 0) {  // the scalar target has one lane, and no ConcatEven
+      const std::size_t size = std::size_t{1} << n;
       if (n >= 1 && n <= q) {
         done = within_vectors(in, out, rows * size, n, order);
       } else if (in_vectors(n)) {
@@ -168,8 +176,7 @@ class Reorder {
         return;
       }
     }
-    for (std::size_t k = done; k < rows * size; ++k)  // no vector fits
-      out[k] = in[(k & ~(size - 1)) | natural_index(k & (size - 1), n, order)];
+    reorder_words(in, out, done, rows, n, order);  // no vector fits
   }
 
  private:
@@ -206,23 +213,25 @@ class Reorder {
 /// WordKernels::reorder: words of 4 and 8 bytes as the unsigned integers of their size; wider
 /// ones (the 128-bit ring), which no vector holds, word by word.
 template <class W>
+constexpr bool kVectorWord = sizeof(W) == 4 || sizeof(W) == 8;
+
+/// The unsigned integer of W's size, for a vector word.
+template <class W>
+using BitsOf = std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>;
+
+template <class W>
 void reorder(const W* in, W* out, std::size_t rows, int n, Order order, int threads) {
-  if constexpr (sizeof(W) == 4 || sizeof(W) == 8) {
-    using U = std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>;
-    Reorder<U>::run(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), rows, n, order, threads);
-  } else {
-    const std::size_t size = std::size_t{1} << n;
-    for (std::size_t k = 0; k < rows * size; ++k) out[k] = in[(k & ~(size - 1)) | natural_index(k & (size - 1), n, order)];
-  }
+  if constexpr (kVectorWord<W>)
+    Reorder<BitsOf<W>>::run(reinterpret_cast<const BitsOf<W>*>(in), reinterpret_cast<BitsOf<W>*>(out), rows, n, order, threads);
+  else
+    reorder_words(in, out, 0, rows, n, order);
 }
 
 /// WordKernels::reorders_in_vectors.
 template <class W>
 bool reorders_in_vectors(int n) {
-  if constexpr (sizeof(W) == 4 || sizeof(W) == 8)
-    return Reorder<std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>>::in_vectors(n);
-  else
-    return false;
+  if constexpr (kVectorWord<W>) return Reorder<BitsOf<W>>::in_vectors(n);
+  else return false;
 }
 
 /// WordKernels::ordered: out ← scale · W·in in Paley or sequency order (floating point; in may
