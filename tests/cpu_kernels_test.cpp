@@ -435,41 +435,65 @@ void check_reorder(const IsaKernels& isa) {
   }
 }
 
-/// WordKernels::ordered (the reordering fused into the top sweep) against wht() then reorder(),
-/// bitwise: both are the textbook's sums, scaled once. Where it declines (integers, n < 2q,
-/// from the streamed size on) it must leave out alone.
+/// WordKernels::ordered (the reordering fused into the top sweep) of 2^n words into out (one
+/// word past a vector boundary if misaligned) against wht() then reorder(), bitwise: both are
+/// the textbook's sums, scaled once. Where it declines it must leave out alone; true if it ran.
 template <class W>
-void check_ordered(const IsaKernels& isa) {
-  std::mt19937_64 rng(21);
+bool check_ordered_at(const IsaKernels& isa, int n, fastconv::Order order, double scale, int threads, bool misaligned) {
+  std::mt19937_64 rng(21 + n);
   const auto& k = isa.of<W>();
   const Geometry& g = Geometry::of_this_cpu();
+  const std::size_t size = std::size_t{1} << n;
+  const Vec<W> in = small_integers<W>(size, rng);
+  Vec<W> natural(size), want(size), storage(size + 1, W{7}), scratch(size), same = in;
+  W* got = storage.data() + (misaligned ? 1 : 0);
+  const bool fused = k.ordered(in.data(), got, scratch.data(), n, order, scale, threads, g);
+  const std::string where = std::string(isa.name) + " " + std::string(fastconv::to_string(order)) + " n=" + std::to_string(n) +
+                            " scale=" + std::to_string(scale) + " threads=" + std::to_string(threads) +
+                            (misaligned ? " misaligned" : "");
+  if (!fused) {
+    EXPECT_TRUE(std::all_of(storage.begin(), storage.end(), [](W w) { return w == W{7}; })) << where;
+    return false;
+  }
+  k.wht(in.data(), natural.data(), n, 1, scale, g);
+  k.reorder(natural.data(), want.data(), 1, n, order, 1);
+  EXPECT_TRUE(k.ordered(same.data(), same.data(), scratch.data(), n, order, scale, threads, g)) << where;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (got[i] != want[i] || same[i] != want[i]) {
+      ADD_FAILURE() << where << " i=" << i << ": " << static_cast<double>(got[i]) << ", in place "
+                    << static_cast<double>(same[i]) << ", want " << static_cast<double>(want[i]);
+      break;
+    }
+  }
+  return true;
+}
+
+/// Integers and n < 2q are declined; floating point from parts of a leaf on is fused, and from
+/// kStreamedReorderBytes on (streamed stores) only into an out aligned to a vector.
+template <class W>
+void check_ordered(const IsaKernels& isa) {
   for (int n = 0; n <= 17; ++n)
     for (const fastconv::Order order : {fastconv::Order::paley, fastconv::Order::sequency})
       for (const double scale : {1.0, 0.3})
         for (const int threads : {1, 2}) {
           if (n < 15 && threads > 1) continue;  // a team only from kParallelReorderBytes on
-          const std::size_t size = std::size_t{1} << n;
-          const Vec<W> in = small_integers<W>(size, rng);
-          Vec<W> natural(size), want(size), got(size, W{7}), scratch(size), same = in;
-          const bool fused = k.ordered(in.data(), got.data(), scratch.data(), n, order, scale, threads, g);
+          const bool fused = check_ordered_at<W>(isa, n, order, scale, threads, false);
           if (!std::is_floating_point_v<W>) {
             ASSERT_FALSE(fused) << isa.name << " n=" << n;
-          } else if (n == 17 && isa.name != "portable") {  // parts of a leaf or more: the fused sweep
+          } else if (n == 17 && isa.name != "portable") {  // parts of a leaf or more
             ASSERT_TRUE(fused) << isa.name << " n=17";
           }
-          if (!fused) {
-            ASSERT_TRUE(std::all_of(got.begin(), got.end(), [](W w) { return w == W{7}; })) << isa.name << " n=" << n;
-            continue;
-          }
-          k.wht(in.data(), natural.data(), n, 1, scale, g);
-          k.reorder(natural.data(), want.data(), 1, n, order, 1);
-          ASSERT_TRUE(k.ordered(same.data(), same.data(), scratch.data(), n, order, scale, threads, g));
-          for (std::size_t i = 0; i < size; ++i) {
-            ASSERT_EQ(got[i], want[i]) << isa.name << " " << fastconv::to_string(order) << " n=" << n << " scale=" << scale
-                                       << " threads=" << threads << " i=" << i;
-            ASSERT_EQ(same[i], want[i]) << "in place, " << isa.name << " n=" << n << " i=" << i;
-          }
         }
+  if constexpr (std::is_floating_point_v<W>) {
+    if (isa.name == "portable") return;
+    const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+    for (const int threads : {1, 2}) {
+      EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, 0.3, threads, false));
+      EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::paley, 1.0, threads, false));
+    }
+    EXPECT_TRUE(check_ordered_at<W>(isa, streamed - 1, fastconv::Order::sequency, 1.0, 1, true));
+    EXPECT_FALSE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, 1.0, 1, true));
+  }
 }
 
 TEST(CpuKernels, FusedOrderedWhtIsTheTransformThenTheReordering) {

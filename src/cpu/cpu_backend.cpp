@@ -301,12 +301,13 @@ class CpuWht final : public detail::WhtKernel {
   }
 
   /// Natural order in place. Paley and sequency: where the kernels can, the reordering in the
-  /// transform's top sweep (floating point in cache, WordKernels::ordered); otherwise arrays in
-  /// cache are transformed into the scratch and reordered back into the row in one pass, and
-  /// larger ones transformed in place, reordered into the scratch (aligned, so that the
-  /// reordering's scattered stores can stream past the caches) and copied back. (2^22 … 2^26
-  /// floats: 2.0–2.1× a natural-order transform's time, against 2.7–3.0× out of place first;
-  /// 2^12 … 2^20: 1.4–1.9×.)
+  /// transform's top sweep (floating point, WordKernels::ordered; beyond the caches only for a
+  /// row aligned to a vector, which its streamed stores need); otherwise arrays in cache are
+  /// transformed into the scratch and reordered back into the row in one pass, and larger ones
+  /// transformed in place, reordered into the scratch (aligned, so that the reordering's
+  /// scattered stores can stream past the caches) and copied back. (2^22 … 2^26 floats, that
+  /// way: 2.0–2.1× a natural-order transform's time, against 2.7–3.0× out of place first;
+  /// fused and streamed, 1.5–1.9×; 2^12 … 2^20: 1.4–1.9×.)
   void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);

@@ -239,13 +239,18 @@ bool reorders_in_vectors(int n) {
 /// The L parts of 2^(n−q) words are transformed into the scratch, then one sweep of radix-L
 /// codelets does the top q stages across them, scales, and hands the L vectors of each column,
 /// which are exactly a tile's rows, to Tiles::transpose_store: the separate reordering's load
-/// and store of every word are gone. Returns false (nothing done) where it does not apply:
-/// integers (their bound check and exact undo stay on the two-pass path), radix L above the
-/// target's codelets, parts smaller than an L1 leaf (L walks' set-up cost more than the pass
-/// saved: 2^8 … 2^13 floats took 1.1–2.3× as long), and from kStreamedReorderBytes on (there
-/// the walk's own top sweeps stream through buffers). (2^16 and 2^18 floats in sequency
-/// order: 0.0305–0.0308 and 0.138–0.149 ms against 0.0338–0.0344 and 0.154–0.155 in two
-/// passes; the transposes, not the pass, are most of what the reordering costs.)
+/// and store of every word are gone, and beyond the caches so is the transform's own top sweep
+/// over memory. From kStreamedReorderBytes on the tiles' stores stream past the caches (they
+/// land far apart, and a store to a line not in cache reads it first). Returns false (nothing done) where it does not apply: integers (their
+/// bound check and exact undo stay on the two-pass path), radix L above the target's
+/// codelets, parts smaller than an L1 leaf (L walks' set-up cost more than the pass saved:
+/// 2^8 … 2^13 floats took 1.1–2.3× as long), and an out not aligned to a vector from
+/// kStreamedReorderBytes on (the cpu backend then reorders through its aligned scratch).
+/// (2^16 and 2^18 floats in sequency order: 0.0305–0.0308 and 0.138–0.149 ms against
+/// 0.0338–0.0344 and 0.154–0.155 in two passes; the transposes, not the pass, are most of what
+/// the reordering costs. Streamed, 2^23 … 2^27 floats and 2^21 … 2^25 doubles took 0.75–0.93×
+/// the time of a transform in place, a reordering into the scratch and a copy back:
+/// docs/benchmarks.md.)
 template <class T>
 bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, const Geometry& g) {
   using Ops = OpsFor<T>;
@@ -257,14 +262,15 @@ bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sca
     using Tile = Tiles<D>;
     constexpr int q = Ops::kLanesLog2;
     constexpr std::size_t L = Ops::kLanes;
-    if (n < 2 * q || (sizeof(T) << (n - q)) < g.leaf_bytes || (sizeof(T) << n) >= kStreamedReorderBytes) return false;
+    const std::size_t bytes = sizeof(T) << n;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(T)) == 0;
+    if (n < 2 * q || (sizeof(T) << (n - q)) < g.leaf_bytes || (bytes >= kStreamedReorderBytes && !aligned)) return false;
     const int m = n - 2 * q;
     const std::size_t part = std::size_t{1} << (n - q);
     const int team = threads > 0 ? threads : omp_get_max_threads();
-    const bool shared = team > 1 && (sizeof(T) << n) >= kParallelReorderBytes;
+    const bool shared = team > 1 && bytes >= kParallelReorderBytes;
     const T factor = static_cast<T>(scale);
-    const bool sequency = order == Order::sequency;
-    const auto column = [&](std::size_t t) {
+    const auto column = [&]<bool kSequency, bool kStream>(std::size_t t) {
       const D d;
       V v[L];
 #pragma GCC unroll 16
@@ -273,22 +279,31 @@ bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sca
       V r[L];
 #pragma GCC unroll 16
       for (std::size_t s = 0; s < L; ++s) r[s] = factor == T(1) ? v[Tile::rev(s)] : hn::Mul(v[Tile::rev(s)], hn::Set(d, factor));
-      if (sequency) Tile::template transpose_store<true, false>(r, out, m, bit_reverse(t, m));
-      else Tile::template transpose_store<false, false>(r, out, m, bit_reverse(t, m));
+      Tile::template transpose_store<kSequency, kStream>(r, out, m, bit_reverse(t, m));
     };
-    const auto parts = static_cast<std::ptrdiff_t>(L), columns = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
+    // Columns [t0, t1) on this thread, its streamed stores fenced before the team's barrier.
+    const auto columns = [&]<bool kSequency, bool kStream>(std::ptrdiff_t t0, std::ptrdiff_t t1) {
+      for (std::ptrdiff_t t = t0; t < t1; ++t) column.template operator()<kSequency, kStream>(static_cast<std::size_t>(t));
+      if constexpr (kStream) hwy::FlushStream();
+    };
+    const auto sweep = [&](std::ptrdiff_t t0, std::ptrdiff_t t1) {
+      const bool sequency = order == Order::sequency, stream = bytes >= kStreamedReorderBytes;
+      if (sequency) stream ? columns.template operator()<true, true>(t0, t1) : columns.template operator()<true, false>(t0, t1);
+      else stream ? columns.template operator()<false, true>(t0, t1) : columns.template operator()<false, false>(t0, t1);
+    };
+    const auto parts = static_cast<std::ptrdiff_t>(L), count = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
     if (shared) {
 #pragma omp parallel num_threads(team)
       {
 #pragma omp for schedule(static)
         for (std::ptrdiff_t p = 0; p < parts; ++p)
           Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
-#pragma omp for schedule(static)
-        for (std::ptrdiff_t t = 0; t < columns; ++t) column(static_cast<std::size_t>(t));
+        const auto t = static_cast<std::ptrdiff_t>(omp_get_thread_num()), size = static_cast<std::ptrdiff_t>(omp_get_num_threads());
+        sweep(count * t / size, count * (t + 1) / size);
       }
     } else {
       for (std::ptrdiff_t p = 0; p < parts; ++p) Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
-      for (std::ptrdiff_t t = 0; t < columns; ++t) column(static_cast<std::size_t>(t));
+      sweep(0, count);
     }
     return true;
   }
