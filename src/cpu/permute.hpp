@@ -15,9 +15,9 @@
 // (the other way round, reading a new place in every row for each tile, took 2.6–4× as
 // long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they
 // stream past the caches. Rows shorter than L² words take tiles of narrower vectors (down to
-// 128 bits); rows no longer than a vector, one lane permutation per vector. Below
-// kStreamedReorderBytes a floating-point transform does the tiles in its own top sweep
-// (ordered_wht, at the end). (Tiled scalar permutations, run twice for sequency order, took
+// 128 bits); rows no longer than a vector, one lane permutation per vector. A floating-point
+// transform does the tiles in its own top sweep (ordered_wht, at the end), from
+// kStreamedReorderBytes on where its output is aligned for the streamed stores. (Tiled scalar permutations, run twice for sequency order, took
 // 8–21× a copy of the array each; this takes 2.4–3.9× in cache, 1.2–2.1× beyond it:
 // docs/benchmarks.md.)
 #pragma once
