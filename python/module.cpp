@@ -14,15 +14,20 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <new>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "core/memory.hpp"  // advise_huge_pages, for NumPy results
 #include "fastconv/fastconv.hpp"
 
 namespace nb = nanobind;
@@ -92,14 +97,24 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_lis
 }
 
 /// A new NumPy array whose values are left for the caller to write: no zeroing pass before
-/// a kernel overwrites them all (conv2d's outputs run to many MiB).
+/// a kernel overwrites them all (conv2d's outputs run to many MiB). Its words are 64-byte
+/// aligned: a std::vector's or NumPy's large arrays start 16 bytes past a cache line as often
+/// as not, and the cpu kernels' vectors then straddle lines (a dyadic convolution into such an
+/// output took 1.10–1.20× as long: docs/benchmarks.md). They come from malloc's heap as those
+/// arrays' do, so that a call reuses the room the last one freed (the library's 2 MiB-aligned
+/// buffers were mapped and faulted in afresh by every call: 2^16 floats took 4× as long), with
+/// huge pages advised where NumPy advises them (from 4 MiB on).
 template <class T>
 nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
+  constexpr std::size_t kAlignment = 64, kHugeFrom = std::size_t{4} << 20;
   std::size_t size = 1;
   for (const std::size_t extent : shape) size *= extent;
-  auto* owned = new T[size];
-  nb::capsule owner(owned, [](void* p) noexcept { delete[] static_cast<T*>(p); });
-  return nb::ndarray<nb::numpy, T>(owned, shape, owner);
+  const std::size_t bytes = (std::max<std::size_t>(size, 1) * sizeof(T) + kAlignment - 1) / kAlignment * kAlignment;
+  void* owned = std::aligned_alloc(kAlignment, bytes);
+  if (owned == nullptr) throw std::bad_alloc();
+  if (bytes >= kHugeFrom) fastconv::detail::advise_huge_pages(owned, bytes);
+  nb::capsule owner(owned, [](void* p) noexcept { std::free(p); });
+  return nb::ndarray<nb::numpy, T>(static_cast<T*>(owned), shape, owner);
 }
 
 template <class T>
@@ -222,26 +237,24 @@ template <class T>
 nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
-  std::vector<T> out;
+  auto out = uninitialized_numpy<T>({std::max(f.shape(0), g.shape(0))});
   {
     nb::gil_scoped_release release;
-    out = fastconv::convolve(span_of(f), span_of(g), options, b);
+    fastconv::convolve(span_of(f), span_of(g), std::span<T>(out.data(), out.shape(0)), options, b);
   }
-  const std::size_t n = out.size();
-  return to_numpy(std::move(out), {n});
+  return out;
 }
 
 template <class T>
 nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
-  std::vector<T> out;
+  auto out = uninitialized_numpy<T>({f.shape(0)});
   {
     nb::gil_scoped_release release;
-    out = fastconv::autocorrelate(span_of(f), options, b);
+    fastconv::autocorrelate(span_of(f), std::span<T>(out.data(), out.shape(0)), options, b);
   }
-  const std::size_t n = out.size();
-  return to_numpy(std::move(out), {n});
+  return out;
 }
 
 template <class T>
@@ -282,13 +295,12 @@ void bind_dyadic(nb::module_& m, const char* suffix) {
         .def(
             "apply",
             [](const System& self, Vector<T> x) {
-              std::vector<T> out;
+              auto out = uninitialized_numpy<T>({std::max(self.size(), x.shape(0))});
               {
                 nb::gil_scoped_release release;
-                out = self.apply(span_of(x));
+                self.apply(span_of(x), std::span<T>(out.data(), out.shape(0)));
               }
-              const std::size_t n = out.size();
-              return to_numpy(std::move(out), {n});
+              return out;
             },
             "x"_a.noconvert())
         .def_prop_ro("backend", &System::backend)

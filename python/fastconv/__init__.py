@@ -229,14 +229,14 @@ def _wht_numpy(
             if out is a or (a.flags.c_contiguous and out.ctypes.data == a.ctypes.data):
                 run(out)  # in place: no copy at all
             else:
-                work = a.copy()  # a copy first, so that an error leaves out untouched
+                work = _arrays.aligned_copy(a)  # a copy first, so that an error leaves out untouched
                 run(work)
                 out[...] = work
             return out
         out[...] = _wht_numpy(a, order, normalize, axis, backend, None, accumulate)
         return out
     last = axis == a.ndim - 1  # no moveaxis there: 2.8 µs each way, more than a small transform
-    work = np.array(a if last else np.moveaxis(a, axis, -1), order="C", copy=True)
+    work = _arrays.aligned_copy(a if last else np.moveaxis(a, axis, -1))
     if work.size:
         run(work)
     else:

@@ -85,6 +85,31 @@ def test_input_untouched_and_result_new():
     assert not np.shares_memory(x, y)
 
 
+@pytest.mark.parametrize("order", ["hadamard", "sequency"])
+def test_large_results_are_aligned_and_correct(order):
+    # From 1 MiB on the copy that is transformed starts on a 64-byte boundary (the kernels'
+    # vectors straddle cache lines otherwise), and is an ordinary array: writable, its own data.
+    n = 18
+    x = np.random.default_rng(11).integers(-3, 4, 2**n).astype(np.float32)
+    y = fastconv.wht(x, order=order)
+    assert y.ctypes.data % 64 == 0 and y.flags.c_contiguous and y.flags.writeable
+    assert y.shape == x.shape and y.dtype == x.dtype and not np.shares_memory(x, y)
+    # The first coefficients against the definition (every order's row 0 is all ones; rows 1
+    # and 2 of the natural order alternate by 1 and by 2; sequency row 1 is one sign change).
+    assert y[0] == x.sum()
+    if order == "hadamard":
+        signs = np.where(np.arange(2**n) % 2 == 0, 1, -1)
+        assert y[1] == (signs * x).sum()
+    else:
+        signs = np.where(np.arange(2**n) < 2 ** (n - 1), 1, -1)
+        assert y[1] == (signs * x).sum()
+    y[:] = 0  # writable, and x stays as it was
+    assert x.any()
+    z = fastconv.wht(x[::2].reshape(2, -1), axis=0)  # strided and moved: copied, then aligned
+    np.testing.assert_array_equal(z, np.stack([x[::2][: 2 ** (n - 2)] + x[::2][2 ** (n - 2) :],
+                                               x[::2][: 2 ** (n - 2)] - x[::2][2 ** (n - 2) :]]))
+
+
 def test_out_in_place_without_copy():
     x = np.random.default_rng(6).standard_normal((3, 32))
     expected = x @ hadamard(32).T
