@@ -20,6 +20,7 @@
 namespace {
 
 using fastconv::cpu::DyadicOp;
+using fastconv::cpu::Fused;
 using fastconv::cpu::Geometry;
 using fastconv::cpu::IsaKernels;
 using fastconv::detail::u128;
@@ -437,27 +438,32 @@ void check_reorder(const IsaKernels& isa) {
 
 /// WordKernels::ordered (the reordering fused into the top sweep) of 2^n words into out (one
 /// word past a vector boundary if misaligned) against wht() then reorder(), bitwise: both are
-/// the textbook's sums, scaled once. Where it declines it must leave out alone; true if it ran.
+/// the textbook's sums, scaled once (integers: not scaled, and checked against the limit their
+/// words imply, which these fit). Where it declines it must leave out alone; true if it ran.
 template <class W>
 bool check_ordered_at(const IsaKernels& isa, int n, fastconv::Order order, double scale, int threads, bool misaligned) {
   std::mt19937_64 rng(21 + n);
   const auto& k = isa.of<W>();
   const Geometry& g = Geometry::of_this_cpu();
   const std::size_t size = std::size_t{1} << n;
+  int limit = -1;
+  if constexpr (!std::is_floating_point_v<W>) limit = std::numeric_limits<std::make_signed_t<W>>::digits - n;
   const Vec<W> in = small_integers<W>(size, rng);
   Vec<W> natural(size), want(size), storage(size + 1, W{7}), scratch(size), same = in;
   W* got = storage.data() + (misaligned ? 1 : 0);
-  const bool fused = k.ordered(in.data(), got, scratch.data(), n, order, scale, threads, g);
-  const std::string where = std::string(isa.name) + " " + std::string(fastconv::to_string(order)) + " n=" + std::to_string(n) +
-                            " scale=" + std::to_string(scale) + " threads=" + std::to_string(threads) +
+  const Fused fused = k.ordered(in.data(), got, scratch.data(), n, order, scale, threads, limit, g);
+  const std::string where = std::string(isa.name) + " " + std::to_string(sizeof(W)) + "-byte words, " +
+                            std::string(fastconv::to_string(order)) + " n=" + std::to_string(n) + " scale=" +
+                            std::to_string(scale) + " threads=" + std::to_string(threads) +
                             (misaligned ? " misaligned" : "");
-  if (!fused) {
+  EXPECT_NE(fused, Fused::exceeded) << where;
+  if (fused != Fused::done) {
     EXPECT_TRUE(std::all_of(storage.begin(), storage.end(), [](W w) { return w == W{7}; })) << where;
     return false;
   }
   k.wht(in.data(), natural.data(), n, 1, scale, g);
   k.reorder(natural.data(), want.data(), 1, n, order, 1);
-  EXPECT_TRUE(k.ordered(same.data(), same.data(), scratch.data(), n, order, scale, threads, g)) << where;
+  EXPECT_EQ(k.ordered(same.data(), same.data(), scratch.data(), n, order, scale, threads, limit, g), Fused::done) << where;
   for (std::size_t i = 0; i < size; ++i) {
     if (got[i] != want[i] || same[i] != want[i]) {
       ADD_FAILURE() << where << " i=" << i << ": " << static_cast<double>(got[i]) << ", in place "
@@ -468,31 +474,57 @@ bool check_ordered_at(const IsaKernels& isa, int n, fastconv::Order order, doubl
   return true;
 }
 
-/// Integers and n < 2q are declined; floating point from parts of a leaf on is fused, and from
+/// Integer words: one word at the limit, in the last part, fails the check; in and out stay as
+/// they were, in place too.
+template <class W>
+void check_ordered_exceeded(const IsaKernels& isa, int n, int threads) {
+  std::mt19937_64 rng(5);
+  const auto& k = isa.of<W>();
+  const Geometry& g = Geometry::of_this_cpu();
+  const std::size_t size = std::size_t{1} << n;
+  const int limit = std::numeric_limits<std::make_signed_t<W>>::digits - n;
+  Vec<W> in = small_integers<W>(size, rng);
+  in[size - 3] = static_cast<W>(-(std::make_signed_t<W>{1} << limit));
+  const Vec<W> before = in;
+  Vec<W> out(size, W{7}), scratch(size), same = in;
+  const std::string where = std::string(isa.name) + " " + std::to_string(sizeof(W)) + "-byte words, n=" +
+                            std::to_string(n) + " threads=" + std::to_string(threads);
+  ASSERT_EQ(k.ordered(in.data(), out.data(), scratch.data(), n, fastconv::Order::sequency, 1.0, threads, limit, g),
+            Fused::exceeded) << where;
+  EXPECT_TRUE(in == before && std::all_of(out.begin(), out.end(), [](W w) { return w == W{7}; })) << where;
+  ASSERT_EQ(k.ordered(same.data(), same.data(), scratch.data(), n, fastconv::Order::paley, 1.0, threads, limit, g),
+            Fused::exceeded) << where;
+  EXPECT_TRUE(same == before) << "in place, " << where;
+}
+
+/// n < 2q and parts below a leaf are declined, parts of a leaf or more fused, and from
 /// kStreamedReorderBytes on (streamed stores) only into an out aligned to a vector.
 template <class W>
 void check_ordered(const IsaKernels& isa) {
+  constexpr bool kFloat = std::is_floating_point_v<W>;
   for (int n = 0; n <= 17; ++n)
     for (const fastconv::Order order : {fastconv::Order::paley, fastconv::Order::sequency})
       for (const double scale : {1.0, 0.3})
         for (const int threads : {1, 2}) {
-          if (n < 15 && threads > 1) continue;  // a team only from kParallelReorderBytes on
+          if ((n < 15 && threads > 1) || (!kFloat && scale != 1.0)) continue;  // a team only from kParallelReorderBytes on
           const bool fused = check_ordered_at<W>(isa, n, order, scale, threads, false);
-          if (!std::is_floating_point_v<W>) {
-            ASSERT_FALSE(fused) << isa.name << " n=" << n;
-          } else if (n == 17 && isa.name != "portable") {  // parts of a leaf or more
+          if (n == 17 && isa.name != "portable") {  // parts of a leaf or more
             ASSERT_TRUE(fused) << isa.name << " n=17";
           }
         }
-  if constexpr (std::is_floating_point_v<W>) {
-    if (isa.name == "portable") return;
-    const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+  if (isa.name == "portable") return;
+  const int streamed = std::countr_zero(fastconv::cpu::kStreamedReorderBytes / sizeof(W));
+  for (const int threads : {1, 2}) {
+    EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, kFloat ? 0.3 : 1.0, threads, false));
+    EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::paley, 1.0, threads, false));
+  }
+  EXPECT_TRUE(check_ordered_at<W>(isa, streamed - 1, fastconv::Order::sequency, 1.0, 1, true));
+  EXPECT_FALSE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, 1.0, 1, true));
+  if constexpr (!kFloat) {
     for (const int threads : {1, 2}) {
-      EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, 0.3, threads, false));
-      EXPECT_TRUE(check_ordered_at<W>(isa, streamed, fastconv::Order::paley, 1.0, threads, false));
+      check_ordered_exceeded<W>(isa, 17, threads);
+      check_ordered_exceeded<W>(isa, streamed, threads);
     }
-    EXPECT_TRUE(check_ordered_at<W>(isa, streamed - 1, fastconv::Order::sequency, 1.0, 1, true));
-    EXPECT_FALSE(check_ordered_at<W>(isa, streamed, fastconv::Order::sequency, 1.0, 1, true));
   }
 }
 
@@ -501,6 +533,7 @@ TEST(CpuKernels, FusedOrderedWhtIsTheTransformThenTheReordering) {
     check_ordered<float>(*isa);
     check_ordered<double>(*isa);
     check_ordered<std::uint32_t>(*isa);
+    check_ordered<std::uint64_t>(*isa);
   }
 }
 

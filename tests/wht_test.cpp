@@ -5,8 +5,10 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
+#include <span>
 #include <thread>
 
 #include "core/accumulation.hpp"
@@ -188,19 +190,25 @@ TEST(WhtInteger, OneWordBeyondTheRingsBoundIsExactInEveryOrder) {
 
 // The cpu backend on every instruction set this CPU has, against the reference backend.
 template <class T>
-void expect_cpu_matches_reference(int n, std::size_t rows, std::size_t stride, Order order, std::uint64_t seed) {
+void expect_cpu_matches_reference(int n, std::size_t rows, std::size_t stride, Order order, std::uint64_t seed,
+                                  std::size_t past_line = 0) {
   std::mt19937_64 rng(seed);
-  auto x = oracle::random_vector<T>(rows * stride, rng, -1000, 1000);
+  const auto x = oracle::random_vector<T>(rows * stride, rng, -1000, 1000);
   auto want = x;
   WhtPlan<T>(n, {order, Normalization::none}, Backend::reference()).execute(want, rows, stride);
-  auto got = x;
+  // The cpu backend's data `past_line` bytes past a 64-byte line (a multiple of the word).
+  std::vector<T> storage(x.size() + 64 / sizeof(T) + 1);
+  std::size_t first = 0;
+  while ((reinterpret_cast<std::uintptr_t>(storage.data() + first) + 64 - past_line) % 64 != 0) ++first;
+  const std::span<T> got(storage.data() + first, x.size());
+  std::copy(x.begin(), x.end(), got.begin());
   WhtPlan<T>(n, {order, Normalization::none}, Backend::cpu()).execute(got, rows, stride);
   for (std::size_t i = 0; i < got.size(); ++i) {
     if constexpr (std::is_integral_v<T>) {
-      ASSERT_EQ(got[i], want[i]) << "n=" << n << " i=" << i;
+      ASSERT_EQ(got[i], want[i]) << "n=" << n << " i=" << i << " " << past_line << " bytes past a line";
     } else {
       const double tol = 2 * (n + 1) * oracle::unit_roundoff<T>() * 1.0 * static_cast<double>(std::size_t{1} << n);
-      ASSERT_NEAR(got[i], want[i], tol) << "n=" << n << " i=" << i;
+      ASSERT_NEAR(got[i], want[i], tol) << "n=" << n << " i=" << i << " " << past_line << " bytes past a line";
     }
   }
 }
@@ -218,14 +226,18 @@ TYPED_TEST(WhtLarge, CpuMatchesReferenceOnRandomSizes) {
 }
 
 // Every order at sizes around the reordering's tile thresholds (2^4 … 2^8 words: tiles of
-// L × L words) and at 16 MiB, from where ordered rows are transformed in place and reordered
-// through the scratch with streamed stores (kStreamedReorderBytes).
+// L × L words) and at 16 MiB (kStreamedReorderBytes), from where a row aligned to 64 bytes
+// takes the fused sweep with streamed stores and any other row is transformed in place and
+// reordered through the scratch; both, and a row half a vector off, in cache.
 TYPED_TEST(WhtLarge, CpuReordersLikeTheReference) {
   std::mt19937_64 rng(5);
   const int streamed = std::countr_zero((std::size_t{16} << 20) / sizeof(TypeParam));
-  for (Order order : kOrders)
-    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18, streamed})
-      expect_cpu_matches_reference<TypeParam>(n, 1, std::size_t{1} << n, order, rng());
+  for (Order order : kOrders) {
+    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18})
+      expect_cpu_matches_reference<TypeParam>(n, 1, std::size_t{1} << n, order, rng(), n % 2 == 0 ? 0 : 32);
+    for (const std::size_t past_line : {std::size_t{0}, sizeof(TypeParam)})
+      expect_cpu_matches_reference<TypeParam>(streamed, 1, std::size_t{1} << streamed, order, rng(), past_line);
+  }
 }
 
 TYPED_TEST(WhtLarge, CpuMatchesReferenceOnBatches) {

@@ -290,6 +290,11 @@ class CpuWht final : public detail::WhtKernel {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
     threads = ordered_team(threads);
+    switch (kernels_.ordered(row, row, scratch->data(), log2n_, order_, 1.0, threads, limit, g)) {
+      case Fused::done: return true;
+      case Fused::exceeded: return false;
+      case Fused::declined: break;
+    }
     if (!in_place_first()) {
       if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
       kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
@@ -301,8 +306,8 @@ class CpuWht final : public detail::WhtKernel {
   }
 
   /// Natural order in place. Paley and sequency: where the kernels can, the reordering in the
-  /// transform's top sweep (floating point, WordKernels::ordered; beyond the caches only for a
-  /// row aligned to a vector, which its streamed stores need); otherwise arrays in cache are
+  /// transform's top sweep (WordKernels::ordered; beyond the caches only for a row aligned to a
+  /// vector, which its streamed stores need); otherwise arrays in cache are
   /// transformed into the scratch and reordered back into the row in one pass, and larger ones
   /// transformed in place, reordered into the scratch (aligned, so that the reordering's
   /// scattered stores can stream past the caches) and copied back. (2^22 … 2^26 floats, that
@@ -312,7 +317,7 @@ class CpuWht final : public detail::WhtKernel {
     const Geometry& g = Geometry::of_this_cpu();
     if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
     threads = ordered_team(threads);
-    if (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, g)) return;
+    if (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, -1, g) == Fused::done) return;
     if (!in_place_first()) {
       kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
       return kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);

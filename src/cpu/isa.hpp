@@ -64,6 +64,9 @@ inline constexpr std::size_t kStreamedReorderBytes = std::size_t{16} << 20;
 /// 2^16 doubles, 512 KiB: 0.048 against 0.065.)
 inline constexpr std::size_t kParallelReorderBytes = std::size_t{512} << 10;
 
+/// What WordKernels::ordered did.
+enum class Fused { declined, done, exceeded };
+
 template <class W>
 struct WordKernels {
   /// out ← scale · W·in, natural order, 2^log2n words (in may equal out).
@@ -87,9 +90,12 @@ struct WordKernels {
   /// Whether reorder() does rows of 2^log2n words in vectors, not word by word.
   bool (*reorders_in_vectors)(int log2n);
   /// out ← scale · W·in in `order` (paley or sequency), in may be out, scratch room for
-  /// 2^log2n words: the reordering fused into the transform's top sweep (permute.hpp). False,
-  /// and nothing done, where that does not apply (then wht() and reorder()).
-  bool (*ordered)(const W* in, W* out, W* scratch, int log2n, Order order, double scale, int threads, const Geometry& g);
+  /// 2^log2n words: the reordering fused into the transform's top sweep (permute.hpp);
+  /// `declined`, and nothing done, where that does not apply (then wht() and reorder()). With
+  /// limit ≥ 0 (uint32/uint64 only), as wht_bounded: `exceeded`, and in and out as they were,
+  /// if some |in[i]| ≥ 2^limit.
+  Fused (*ordered)(const W* in, W* out, W* scratch, int log2n, Order order, double scale, int threads, int limit,
+                   const Geometry& g);
   /// uint32/uint64 only (else null): out ← W·in if every in[i], read as a signed word, has
   /// |in[i]| < 2^limit; otherwise false, and in (which may equal out) as it was.
   bool (*wht_bounded)(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) = nullptr;

@@ -234,42 +234,55 @@ bool reorders_in_vectors(int n) {
   else return false;
 }
 
-/// WordKernels::ordered: out ← scale · W·in in Paley or sequency order (floating point; in may
-/// be out; scratch: room for 2^n words), the reordering fused into the transform's top sweep.
-/// The L parts of 2^(n−q) words are transformed into the scratch, then one sweep of radix-L
+/// WordKernels::ordered: out ← scale · W·in in Paley or sequency order (in may be out;
+/// scratch: room for 2^n words), the reordering fused into the transform's top sweep. The L
+/// parts of 2^(n−q) words are transformed into the scratch, then one sweep of radix-L
 /// codelets does the top q stages across them, scales, and hands the L vectors of each column,
 /// which are exactly a tile's rows, to Tiles::transpose_store: the separate reordering's load
 /// and store of every word are gone, and beyond the caches so is the transform's own top sweep
 /// over memory. From kStreamedReorderBytes on the tiles' stores stream past the caches (they
-/// land far apart, and a store to a line not in cache reads it first). Returns false (nothing done) where it does not apply: integers (their
-/// bound check and exact undo stay on the two-pass path), radix L above the target's
-/// codelets, parts smaller than an L1 leaf (L walks' set-up cost more than the pass saved:
-/// 2^8 … 2^13 floats took 1.1–2.3× as long), and an out not aligned to a vector from
-/// kStreamedReorderBytes on (the cpu backend then reorders through its aligned scratch).
-/// (2^16 and 2^18 floats in sequency order: 0.0305–0.0308 and 0.138–0.149 ms against
-/// 0.0338–0.0344 and 0.154–0.155 in two passes; the transposes, not the pass, are most of what
-/// the reordering costs. Streamed, 2^23 … 2^27 floats and 2^21 … 2^25 doubles took 0.75–0.93×
-/// the time of a transform in place, a reordering into the scratch and a copy back:
+/// land far apart, and a store to a line not in cache reads it first). Integer words (no
+/// scale: the front end divides exactly) with limit ≥ 0 check each part's words as its walk
+/// first reads them (wht_bounded, against the whole transform's limit); the parts go to the
+/// scratch, so a part that fails leaves in and out as they were. Declined where it does not
+/// apply: radix L above the target's codelets, parts smaller than an L1 leaf (L walks' set-up
+/// cost more than the pass saved: 2^8 … 2^13 floats took 1.1–2.3× as long), and an out not
+/// aligned to a vector from kStreamedReorderBytes on (the cpu backend then reorders through
+/// its aligned scratch). (2^16 and 2^18 floats in sequency order: 0.0305–0.0308 and
+/// 0.138–0.149 ms against 0.0338–0.0344 and 0.154–0.155 in two passes; the transposes, not the
+/// pass, are most of what the reordering costs. Streamed, 2^22 … 2^25 floats and doubles took
+/// 0.67–0.86× the time of a transform in place, a reordering into the scratch and a copy back:
 /// docs/benchmarks.md.)
 template <class T>
-bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, const Geometry& g) {
+Fused ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, int limit,
+                  const Geometry& g) {
   using Ops = OpsFor<T>;
-  if constexpr (!std::is_floating_point_v<T> || Ops::kLanesLog2 < 1 || Ops::kLanesLog2 > kTargetRadixLog2) {
-    return false;
+  if constexpr (!kVectorWord<T> || Ops::kLanesLog2 < 1 || Ops::kLanesLog2 > kTargetRadixLog2) {
+    return Fused::declined;
   } else {
     using D = typename Ops::D;
     using V = hn::Vec<D>;
     using Tile = Tiles<D>;
     constexpr int q = Ops::kLanesLog2;
     constexpr std::size_t L = Ops::kLanes;
+    constexpr bool kFloat = std::is_floating_point_v<T>;
     const std::size_t bytes = sizeof(T) << n;
     const bool aligned = reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(T)) == 0;
-    if (n < 2 * q || (sizeof(T) << (n - q)) < g.leaf_bytes || (bytes >= kStreamedReorderBytes && !aligned)) return false;
+    if (n < 2 * q || (sizeof(T) << (n - q)) < g.leaf_bytes || (bytes >= kStreamedReorderBytes && !aligned))
+      return Fused::declined;
     const int m = n - 2 * q;
     const std::size_t part = std::size_t{1} << (n - q);
     const int team = threads > 0 ? threads : omp_get_max_threads();
     const bool shared = team > 1 && bytes >= kParallelReorderBytes;
-    const T factor = static_cast<T>(scale);
+    const T factor = kFloat ? static_cast<T>(scale) : T(1);
+    // Part p into the scratch: false if a word is beyond the limit.
+    const auto transform_part = [&](std::ptrdiff_t p) {
+      if constexpr (!kFloat) {
+        if (limit >= 0) return Pipeline<Ops>::wht_bounded(in + p * part, scratch + p * part, n - q, 1, limit, g);
+      }
+      Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
+      return true;
+    };
     const auto column = [&]<bool kSequency, bool kStream>(std::size_t t) {
       const D d;
       V v[L];
@@ -278,7 +291,10 @@ bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sca
       Ops::template radix_in_registers<static_cast<int>(L)>(v);
       V r[L];
 #pragma GCC unroll 16
-      for (std::size_t s = 0; s < L; ++s) r[s] = factor == T(1) ? v[Tile::rev(s)] : hn::Mul(v[Tile::rev(s)], hn::Set(d, factor));
+      for (std::size_t s = 0; s < L; ++s) {
+        r[s] = v[Tile::rev(s)];
+        if constexpr (kFloat) r[s] = factor == T(1) ? r[s] : hn::Mul(r[s], hn::Set(d, factor));
+      }
       Tile::template transpose_store<kSequency, kStream>(r, out, m, bit_reverse(t, m));
     };
     // Columns [t0, t1) on this thread, its streamed stores fenced before the team's barrier.
@@ -292,20 +308,22 @@ bool ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sca
       else stream ? columns.template operator()<false, true>(t0, t1) : columns.template operator()<false, false>(t0, t1);
     };
     const auto parts = static_cast<std::ptrdiff_t>(L), count = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
+    bool fits = true;
     if (shared) {
 #pragma omp parallel num_threads(team)
       {
-#pragma omp for schedule(static)
-        for (std::ptrdiff_t p = 0; p < parts; ++p)
-          Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
-        const auto t = static_cast<std::ptrdiff_t>(omp_get_thread_num()), size = static_cast<std::ptrdiff_t>(omp_get_num_threads());
-        sweep(count * t / size, count * (t + 1) / size);
+#pragma omp for schedule(static) reduction(&& : fits)
+        for (std::ptrdiff_t p = 0; p < parts; ++p) fits = transform_part(p) && fits;
+        if (fits) {  // the same value on every thread: the reduction's barrier came before
+          const auto t = static_cast<std::ptrdiff_t>(omp_get_thread_num()), size = static_cast<std::ptrdiff_t>(omp_get_num_threads());
+          sweep(count * t / size, count * (t + 1) / size);
+        }
       }
     } else {
-      for (std::ptrdiff_t p = 0; p < parts; ++p) Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
-      sweep(0, count);
+      for (std::ptrdiff_t p = 0; p < parts && fits; ++p) fits = transform_part(p);
+      if (fits) sweep(0, count);
     }
-    return true;
+    return fits ? Fused::done : Fused::exceeded;
   }
 }
 
