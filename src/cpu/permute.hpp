@@ -7,8 +7,8 @@
 // split k = (a, mid, b) into its top q bits, the m = n − 2q middle ones and the low q, the
 // Paley words (a, mid, ·) are lane rev(a) of the natural vectors (rev(·), rev(mid)): for each
 // mid, a tile of L vectors loaded from L rows, transposed in registers (q rounds of
-// ConcatEven/ConcatOdd over register pairs; loading and storing the registers in bit-reversed
-// order reverses both indices) and stored as L vectors of L rows. Sequency order is the same
+// interleaves and block shuffles, Tiles::transpose; loading and storing the registers in
+// bit-reversed order reverses both indices) and stored as L vectors of L rows. Sequency order is the same
 // tile with each vector stored where the Gray map sends it, its lanes permuted: sequency
 // vector v' is Paley vector gray(v') with lane l ← l ⊕ (l >> 1) ⊕ (v' & 1)·L/2. The tiles go
 // in the order of the columns they read, so that each of the L rows is read straight through
@@ -108,21 +108,61 @@ class Tiles {
   }
 
  public:
+  /// r[c] lane l ← r[l] lane c, as the classic transposes do it: within each 128-bit block by
+  /// interleaving lanes (and then pairs of lanes, for 4-byte words) of neighbouring rows, then
+  /// the blocks across vectors (256-bit halves, then neighbouring blocks: B = lanes a block,
+  /// nb = blocks a vector). The unqualified calls are found by ADL, only where instantiated.
+  /// (Rounds of ConcatEven/ConcatOdd, two-table permutes, took 48–50 cycles a 16 × 16 tile of
+  /// 4-byte words on Zen 4 and 24 an 8 × 8 one of 8-byte words, loads and stores in L1; these
+  /// 38–41 and 14–15: docs/benchmarks.md.)
+  HWY_INLINE static void transpose(V* r) {
+    const D d;
+    constexpr std::size_t B = std::min<std::size_t>(16 / sizeof(U), L), nb = L / B;
+    V u[L];
+    if constexpr (sizeof(U) == 4) {  // lanes, then pairs of lanes as one wide lane
+      const hn::RepartitionToWide<D> dw;
+#pragma GCC unroll 4
+      for (std::size_t g = 0; g < L; g += 4) {
+        const V t0 = InterleaveLower(d, r[g], r[g + 1]), t1 = InterleaveUpper(d, r[g], r[g + 1]);
+        const V t2 = InterleaveLower(d, r[g + 2], r[g + 3]), t3 = InterleaveUpper(d, r[g + 2], r[g + 3]);
+        u[g] = BitCast(d, InterleaveLower(dw, BitCast(dw, t0), BitCast(dw, t2)));
+        u[g + 1] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t0), BitCast(dw, t2)));
+        u[g + 2] = BitCast(d, InterleaveLower(dw, BitCast(dw, t1), BitCast(dw, t3)));
+        u[g + 3] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t1), BitCast(dw, t3)));
+      }
+    } else {
+#pragma GCC unroll 8
+      for (std::size_t g = 0; g < L; g += 2) {
+        u[g] = InterleaveLower(d, r[g], r[g + 1]);
+        u[g + 1] = InterleaveUpper(d, r[g], r[g + 1]);
+      }
+    }
+    // u[g·B + j], block k: column k·B + j of rows g·B … g·B + B − 1; that block goes to r[k·B + j].
+#pragma GCC unroll 4
+    for (std::size_t j = 0; j < B; ++j) {
+      if constexpr (nb == 1) {
+        r[j] = u[j];
+      } else if constexpr (nb == 2) {
+        r[j] = ConcatLowerLower(d, u[B + j], u[j]);
+        r[B + j] = ConcatUpperUpper(d, u[B + j], u[j]);
+      } else {
+        static_assert(nb == 4, "vectors of one, two or four 128-bit blocks");
+        const V p0 = ConcatLowerLower(d, u[2 * B + j], u[j]), p2 = ConcatUpperUpper(d, u[2 * B + j], u[j]);
+        const V p1 = ConcatLowerLower(d, u[3 * B + j], u[B + j]), p3 = ConcatUpperUpper(d, u[3 * B + j], u[B + j]);
+        r[j] = OddEvenBlocks(SwapAdjacentBlocks(p1), p0);
+        r[B + j] = OddEvenBlocks(p1, SwapAdjacentBlocks(p0));
+        r[2 * B + j] = OddEvenBlocks(SwapAdjacentBlocks(p3), p2);
+        r[3 * B + j] = OddEvenBlocks(p3, SwapAdjacentBlocks(p2));
+      }
+    }
+  }
+
   /// The second half of a tile: r[s] holds row rev(s)'s vector of tile mid (rows 2^(m+q)
   /// words apart); transposed and stored into out in the order.
   template <bool kSequency, bool kStream>
   HWY_INLINE static void transpose_store(V* r, U* __restrict out, int m, std::size_t mid) {
     const D d;
-#pragma GCC unroll 4
-    for (std::size_t h = 1; h < L; h <<= 1) {
-#pragma GCC unroll 16
-      for (std::size_t a = 0; a < L; ++a) {
-        if ((a & h) != 0) continue;
-        const V lo = r[a], hi = r[a + h];
-        r[a] = ConcatEven(d, hi, lo);  // unqualified: found (by ADL) only where instantiated
-        r[a + h] = ConcatOdd(d, hi, lo);
-      }
-    }
+    transpose(r);
 #pragma GCC unroll 16
     for (std::size_t a = 0; a < L; ++a) {
       V row = r[rev(a)];
