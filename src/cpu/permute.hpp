@@ -8,16 +8,17 @@
 // Paley words (a, mid, ·) are lane rev(a) of the natural vectors (rev(·), rev(mid)): for each
 // mid, a tile of L vectors loaded from L rows, transposed in registers (q rounds of
 // interleaves and block shuffles, Tiles::transpose; loading and storing the registers in
-// bit-reversed order reverses both indices) and stored as L vectors of L rows. Sequency order is the same
-// tile with each vector stored where the Gray map sends it, its lanes permuted: sequency
-// vector v' is Paley vector gray(v') with lane l ← l ⊕ (l >> 1) ⊕ (v' & 1)·L/2. The tiles go
-// in the order of the columns they read, so that each of the L rows is read straight through
-// (the other way round, reading a new place in every row for each tile, took 2.6–4× as
-// long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they
+// bit-reversed order reverses both indices) and stored as L vectors of L rows. Sequency order
+// is the same tile with each vector stored where the Gray map sends it, its lanes permuted:
+// sequency vector v' is Paley vector gray(v') with lane l ← l ⊕ (l >> 1) ⊕ (v' & 1)·L/2. The
+// tiles go in the order of the columns they read, so that each of the L rows is read straight
+// through (the other way round, reading a new place in every row for each tile, took 2.6–4×
+// as long beyond the caches). The stores land far apart; from kStreamedReorderBytes on they
 // stream past the caches. Rows shorter than L² words take tiles of narrower vectors (down to
-// 128 bits); rows no longer than a vector, one lane permutation per vector. A floating-point
-// transform does the tiles in its own top sweep (ordered_wht, at the end), from
-// kStreamedReorderBytes on where its output is aligned for the streamed stores. (Tiled scalar permutations, run twice for sequency order, took
+// 128 bits); rows no longer than a vector, one lane permutation per vector. A whole transform
+// (floating point, or exact integers with their range check) does the tiles in its own top
+// sweep (ordered_wht, at the end), from kStreamedReorderBytes on where its output is aligned
+// for the streamed stores. (Tiled scalar permutations, run twice for sequency order, took
 // 8–21× a copy of the array each; this takes 2.4–3.9× in cache, 1.2–2.1× beyond it:
 // docs/benchmarks.md.)
 #pragma once
@@ -291,7 +292,7 @@ bool reorders_in_vectors(int n) {
 /// its aligned scratch). (2^16 and 2^18 floats in sequency order: 0.0305–0.0308 and
 /// 0.138–0.149 ms against 0.0338–0.0344 and 0.154–0.155 in two passes; the transposes, not the
 /// pass, are most of what the reordering costs. Streamed, 2^22 … 2^25 floats and doubles took
-/// 0.67–0.86× the time of a transform in place, a reordering into the scratch and a copy back:
+/// 0.70–0.84× the time of a transform in place, a reordering into the scratch and a copy back:
 /// docs/benchmarks.md.)
 template <class T>
 Fused ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, int limit,
@@ -323,29 +324,31 @@ Fused ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sc
       Pipeline<Ops>::wht(in + p * part, scratch + p * part, n - q, 1, 1.0, g);
       return true;
     };
-    const auto column = [&]<bool kSequency, bool kStream>(std::size_t t) {
-      const D d;
-      V v[L];
-#pragma GCC unroll 16
-      for (std::size_t s = 0; s < L; ++s) v[s] = hn::LoadU(d, scratch + s * part + (t << q));
-      Ops::template radix_in_registers<static_cast<int>(L)>(v);
-      V r[L];
-#pragma GCC unroll 16
-      for (std::size_t s = 0; s < L; ++s) {
-        r[s] = v[Tile::rev(s)];
-        if constexpr (kFloat) r[s] = factor == T(1) ? r[s] : hn::Mul(r[s], hn::Set(d, factor));
-      }
-      Tile::template transpose_store<kSequency, kStream>(r, out, m, bit_reverse(t, m));
-    };
     // Columns [t0, t1) on this thread, its streamed stores fenced before the team's barrier.
     const auto columns = [&]<bool kSequency, bool kStream>(std::ptrdiff_t t0, std::ptrdiff_t t1) {
-      for (std::ptrdiff_t t = t0; t < t1; ++t) column.template operator()<kSequency, kStream>(static_cast<std::size_t>(t));
+      const D d;
+      for (std::ptrdiff_t c = t0; c < t1; ++c) {
+        const auto t = static_cast<std::size_t>(c);
+        V v[L];
+#pragma GCC unroll 16
+        for (std::size_t s = 0; s < L; ++s) v[s] = hn::LoadU(d, scratch + s * part + (t << q));
+        Ops::template radix_in_registers<static_cast<int>(L)>(v);
+        V r[L];
+#pragma GCC unroll 16
+        for (std::size_t s = 0; s < L; ++s) {
+          r[s] = v[Tile::rev(s)];
+          if constexpr (kFloat) r[s] = factor == T(1) ? r[s] : hn::Mul(r[s], hn::Set(d, factor));
+        }
+        Tile::template transpose_store<kSequency, kStream>(r, out, m, bit_reverse(t, m));
+      }
       if constexpr (kStream) hwy::FlushStream();
     };
+    const bool sequency = order == Order::sequency, stream = bytes >= kStreamedReorderBytes;
     const auto sweep = [&](std::ptrdiff_t t0, std::ptrdiff_t t1) {
-      const bool sequency = order == Order::sequency, stream = bytes >= kStreamedReorderBytes;
-      if (sequency) stream ? columns.template operator()<true, true>(t0, t1) : columns.template operator()<true, false>(t0, t1);
-      else stream ? columns.template operator()<false, true>(t0, t1) : columns.template operator()<false, false>(t0, t1);
+      if (sequency && stream) columns.template operator()<true, true>(t0, t1);
+      else if (sequency) columns.template operator()<true, false>(t0, t1);
+      else if (stream) columns.template operator()<false, true>(t0, t1);
+      else columns.template operator()<false, false>(t0, t1);
     };
     const auto parts = static_cast<std::ptrdiff_t>(L), count = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
     bool fits = true;
@@ -355,7 +358,8 @@ Fused ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double sc
 #pragma omp for schedule(static) reduction(&& : fits)
         for (std::ptrdiff_t p = 0; p < parts; ++p) fits = transform_part(p) && fits;
         if (fits) {  // the same value on every thread: the reduction's barrier came before
-          const auto t = static_cast<std::ptrdiff_t>(omp_get_thread_num()), size = static_cast<std::ptrdiff_t>(omp_get_num_threads());
+          const auto t = static_cast<std::ptrdiff_t>(omp_get_thread_num());
+          const auto size = static_cast<std::ptrdiff_t>(omp_get_num_threads());
           sweep(count * t / size, count * (t + 1) / size);
         }
       }
