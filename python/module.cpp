@@ -105,7 +105,7 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_lis
 /// buffers were mapped and faulted in afresh by every call: 2^16 floats took 4× as long), with
 /// huge pages advised where NumPy advises them (from 4 MiB on).
 template <class T>
-nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
+nb::ndarray<nb::numpy, T> uninitialized_numpy(std::span<const std::size_t> shape) {
   constexpr std::size_t kAlignment = 64, kHugeFrom = std::size_t{4} << 20;
   std::size_t size = 1;
   for (const std::size_t extent : shape) size *= extent;
@@ -114,7 +114,11 @@ nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t>
   if (owned == nullptr) throw std::bad_alloc();
   if (bytes >= kHugeFrom) fastconv::detail::advise_huge_pages(owned, bytes);
   nb::capsule owner(owned, [](void* p) noexcept { std::free(p); });
-  return nb::ndarray<nb::numpy, T>(static_cast<T*>(owned), shape, owner);
+  return nb::ndarray<nb::numpy, T>(static_cast<T*>(owned), shape.size(), shape.data(), owner);
+}
+template <class T>
+nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
+  return uninitialized_numpy<T>(std::span<const std::size_t>(shape.begin(), shape.size()));
 }
 
 template <class T>
@@ -185,6 +189,32 @@ void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, 
   const std::span<T> span(data.data(), rows * length);
   nb::gil_scoped_release release;
   fastconv::wht(span, rows, length, length, options, b);
+}
+
+/// W·x along the last axis of a C-contiguous host array, into a new array: the Python
+/// package's wht() for such arrays in one call, instead of its own copy, reshape and checks
+/// (about 2 µs a call: docs/benchmarks.md). The arguments as for wht_rows.
+template <class T>
+nb::ndarray<nb::numpy, T> wht_new(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, std::string_view order,
+                                  std::string_view normalize, std::string_view accumulate, const BackendArg& backend) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize, accumulate);
+  const Backend b = to_backend(backend);
+  if (x.ndim() == 0)
+    throw Error(ErrorCode::invalid_argument, "wht needs an array of at least one dimension, not a scalar");
+  std::vector<std::size_t> shape(x.ndim());
+  for (std::size_t i = 0; i < shape.size(); ++i) shape[i] = x.shape(i);
+  auto out = uninitialized_numpy<T>(shape);
+  const std::size_t size = x.size(), length = shape.back();
+  if (size == 0) {
+    (void)fastconv::log2_exact(length, "WHT row");  // no rows, but their length must still be one
+    return out;
+  }
+  {
+    nb::gil_scoped_release release;
+    std::copy_n(x.data(), size, out.data());
+    fastconv::wht(std::span<T>(out.data(), size), size / length, length, length, options, b);
+  }
+  return out;
 }
 
 /// bfloat16 rows of a NumPy array (ml_dtypes' bfloat16, which NumPy cannot export through
@@ -275,6 +305,9 @@ void bind_dyadic(nb::module_& m, const char* suffix) {
   using namespace std::string_literals;
   m.def(("_wht_"s + suffix).c_str(), &wht_rows<T>, "data"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
         "backend"_a, "stream"_a = 0, "Transforms each row of a C-contiguous 2-D host or CUDA array in place.");
+  if constexpr (!std::is_same_v<T, fastconv::bfloat16>)  // NumPy's bfloat16 (ml_dtypes) has no DLPack type
+    m.def(("_wht_new_"s + suffix).c_str(), &wht_new<T>, "x"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
+          "backend"_a, "The transform along the last axis of a C-contiguous host array, as a new array.");
   if constexpr (fastconv::Element<T>) {
     m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "accumulate"_a,
           "backend"_a);

@@ -104,7 +104,10 @@ def _supported(name: str, supported: tuple) -> str:
 
 
 def _coerce(a: np.ndarray, supported: tuple) -> np.ndarray:
-    """a itself if its dtype is supported, else a converted to int64 or float64."""
+    """a itself if its dtype is supported, else a converted to int64 or float64; in native byte
+    order (NumPy exports no other through DLPack, and the extension read none)."""
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
     own = _arrays.dtype_name(a.dtype)
     name = _supported(own, supported)
     return a if name == own else a.astype(name)
@@ -134,6 +137,15 @@ def _check_axis(ndim: int, axis: int) -> int:
 def _check_row_length(length: int) -> None:
     if length == 0 or length & (length - 1):
         raise InvalidArgumentError(f"WHT row has length {length}, which is not a power of two")
+
+
+# wht()'s fast path: a C-contiguous NumPy array of one of these dtypes (native byte order),
+# transformed along its last axis into a new array by one call of the extension, which copies
+# and transforms (the general path, with its checks, copy and reshape in Python, cost about
+# 1.5 µs more a call: docs/benchmarks.md).
+_WHT_NEW = {np.dtype(name): getattr(_fastconv, "_wht_new_" + name) for name in ("float32", "float64", "int32", "int64", "float16")}
+# The same arrays in place (wht(x, out=x)): straight to the extension's transform of rows.
+_WHT_ROWS = {dtype: getattr(_fastconv, "_wht_" + dtype.name) for dtype in _WHT_NEW}
 
 
 def wht(
@@ -168,6 +180,16 @@ def wht(
     up to log2(N) roundings; float64 and integer data are unaffected). float64 accumulation
     runs on host arrays only (a CUDA tensor with it is an UnsupportedError).
     """
+    if type(x) is np.ndarray and x.ndim and type(axis) is int and (axis == -1 or axis == x.ndim - 1):
+        if out is None:
+            new = _WHT_NEW.get(x.dtype)
+            if new is not None and x.flags.c_contiguous:
+                return new(x, order, normalize, accumulate, backend)
+        elif out is x and x.size and x.flags.c_contiguous and x.flags.writeable:
+            rows = _WHT_ROWS.get(x.dtype)
+            if rows is not None:
+                rows(x.reshape(-1, x.shape[-1]), order, normalize, accumulate, backend)
+                return x
     framework = _arrays.framework_of(x)
     if framework is not None:
         if out is not None:
@@ -244,9 +266,27 @@ def _wht_numpy(
     return work if last else np.ascontiguousarray(np.moveaxis(work, -1, axis))
 
 
+# _dyadic()'s fast path, as wht()'s: C-contiguous 1-D NumPy operands of one of these dtypes
+# (native byte order), passed straight to the extension (the general path cost about 3.5 µs
+# more a call: docs/benchmarks.md).
+_DYADIC_RUN = {
+    (operation, np.dtype(name)): getattr(_fastconv, f"_{operation}_{name}")
+    for operation in ("convolve", "autocorrelate", "deconvolve")
+    for name in _DYADIC_TYPES
+}
+
+
 def _dyadic(operation: str, operands: list, names: tuple, backend: BackendLike, accumulate: str) -> Any:
     """Runs _fastconv's `operation` (convolve, autocorrelate, deconvolve) on 1-D operands of
     one kind: CUDA tensors on their device, everything else on the host."""
+    first = operands[0]
+    if type(first) is np.ndarray and first.ndim == 1 and first.flags.c_contiguous:
+        run = _DYADIC_RUN.get((operation, first.dtype))
+        if run is not None and all(
+            type(o) is np.ndarray and o.dtype == first.dtype and o.ndim == 1 and o.flags.c_contiguous
+            for o in operands[1:]
+        ):
+            return run(*operands, accumulate, backend)
     framework = _arrays.framework_of(operands[0])
     if any(_arrays.framework_of(o) is not framework for o in operands):
         raise InvalidArgumentError("the operands must be arrays of the same kind (all NumPy, all PyTorch, ...)")
@@ -346,6 +386,8 @@ class DyadicSystem:
         """y = h ⊛ x, of length max(len(h), len(x)), as x's kind of array; x is converted to the
         system's dtype (from the same kind only: a float signal into an integer system is an
         error)."""
+        if type(x) is np.ndarray and x.dtype == self.dtype and x.ndim == 1 and x.flags.c_contiguous:
+            return self._system.apply(x)  # as _dyadic's fast path: straight to the extension
         framework = _arrays.framework_of(x)
         if framework is not None and framework.is_cuda(x):
             if x.ndim != 1:

@@ -144,3 +144,28 @@ def test_results_are_aligned_arrays_of_their_own():
         del f, g
         result[:] = 1  # still its own memory after the inputs are gone
         assert result.sum() == 2**n
+
+
+def test_other_byte_order():
+    # Arrays in the other byte order (read from big-endian files, say) are taken in native order.
+    f = np.array([1, 2, 0, 1], dtype=">f8")
+    g = np.array([0, 1, 1, 0], dtype=">i4")
+    want = fastconv.dyadic_convolve(f.astype(np.float64), g.astype(np.float64))
+    np.testing.assert_array_equal(fastconv.dyadic_convolve(f, g), want)
+    np.testing.assert_array_equal(fastconv.dyadic_autocorrelate(f), fastconv.dyadic_autocorrelate(f.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_one_call_path_matches_the_general_one(dtype):
+    # C-contiguous 1-D NumPy operands of one dtype go straight to the extension; a strided view
+    # of the same values takes the general path. The results must be the same.
+    rng = np.random.default_rng(14)
+    f = rng.integers(-3, 4, 64).astype(dtype)
+    g = rng.integers(-3, 4, 16).astype(dtype)
+    strided = lambda a: np.repeat(a, 2)[::2]  # noqa: E731 - the same values, not contiguous
+    np.testing.assert_array_equal(fastconv.dyadic_convolve(f, g), fastconv.dyadic_convolve(strided(f), strided(g)))
+    np.testing.assert_array_equal(fastconv.dyadic_autocorrelate(f), fastconv.dyadic_autocorrelate(strided(f)))
+    y = fastconv.dyadic_convolve(f, g)
+    np.testing.assert_allclose(fastconv.dyadic_deconvolve(y, g), fastconv.dyadic_deconvolve(strided(y), strided(g)))
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.dyadic_convolve(f[:48].copy(), g)

@@ -110,6 +110,50 @@ def test_large_results_are_aligned_and_correct(order):
                                                x[::2][: 2 ** (n - 2)] - x[::2][2 ** (n - 2) :]]))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
+def test_one_call_path_matches_the_general_one(dtype):
+    # A C-contiguous array along its last axis takes one call of the extension (copy and
+    # transform); with out= it takes the general path. Both must give the same result.
+    rng = np.random.default_rng(13)
+    for shape in [(1,), (8,), (3, 16), (2, 3, 4), (2**12,)]:
+        x = rng.integers(-4, 5, shape).astype(dtype)
+        for order in ["hadamard", "sequency", "paley"]:
+            for normalize in (["none"] if np.dtype(dtype).kind == "i" else ["none", "orthonormal", "inverse"]):
+                before = x.copy()
+                y = fastconv.wht(x, order=order, normalize=normalize)
+                general = fastconv.wht(x, order=order, normalize=normalize, out=np.empty_like(x))
+                assert y.dtype == x.dtype and y.shape == x.shape and y.flags.c_contiguous and y.flags.writeable
+                assert not np.shares_memory(x, y)
+                np.testing.assert_array_equal(y, general)
+                np.testing.assert_array_equal(x, before)
+                inplace = x.copy()
+                assert fastconv.wht(inplace, order=order, normalize=normalize, out=inplace) is inplace
+                np.testing.assert_array_equal(inplace, general)
+    x = rng.standard_normal((4, 8)).astype(dtype)
+    x.flags.writeable = False  # read-only inputs are fine: only the copy is written
+    np.testing.assert_array_equal(fastconv.wht(x), fastconv.wht(x.copy(), out=np.empty_like(x)))
+    with pytest.raises(fastconv.InvalidArgumentError, match="writable"):
+        fastconv.wht(x, out=x)
+
+
+def test_one_call_path_errors_and_edges():
+    assert fastconv.wht(np.zeros((0, 4), np.float32)).shape == (0, 4)
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.wht(np.zeros((0, 3), np.float32))
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.wht(np.zeros((2, 6), np.float32))
+    with pytest.raises(fastconv.InvalidArgumentError, match="scalar"):
+        fastconv.wht(np.float32(1.0) * np.ones((), np.float32))
+    with pytest.raises(fastconv.InvalidArgumentError, match="accumulat"):
+        fastconv.wht(np.zeros(4, np.float32), accumulate="triple")
+    x = np.full(4, 2**30, np.int32)
+    with pytest.raises(fastconv.IntegerOverflowError):
+        fastconv.wht(x)
+    np.testing.assert_array_equal(x, 2**30)
+    big_endian = np.arange(8, dtype=">f4")  # not a dtype the one call takes: the general path
+    np.testing.assert_array_equal(fastconv.wht(big_endian), fastconv.wht(big_endian.astype(np.float32)))
+
+
 def test_out_in_place_without_copy():
     x = np.random.default_rng(6).standard_normal((3, 32))
     expected = x @ hadamard(32).T
