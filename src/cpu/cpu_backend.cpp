@@ -253,7 +253,7 @@ class CpuWht final : public detail::WhtKernel {
       std::atomic<bool> exceeded{false};
       auto row_task = [&](std::ptrdiff_t r, int threads, const WordBuffer<W>* scratch) {
         if (exceeded.load(std::memory_order_relaxed)) return;
-        if (transform_row_bounded(base + r * stride, threads, limit_log2, scratch)) done[r] = 1;
+        if (transform_row(base + r * stride, threads, 1.0, scratch, limit_log2)) done[r] = 1;
         else exceeded.store(true, std::memory_order_relaxed);
       };
       if (rows > 1 && log2n_ <= kRowParallelLog2) {
@@ -285,45 +285,39 @@ class CpuWht final : public detail::WhtKernel {
     }
   }
 
-  /// transform_row with the kernel's bound check: false, and the row as it was, if it fails.
-  bool transform_row_bounded(W* row, int threads, int limit, const WordBuffer<W>* scratch) const {
+  /// Natural order in place. Paley and sequency: where the kernels can, the reordering in the
+  /// transform's top sweep (WordKernels::ordered; beyond the caches only for a row aligned to a
+  /// vector, which its streamed stores need); otherwise arrays in cache are transformed into the
+  /// scratch and reordered back into the row in one pass, and larger ones transformed in place,
+  /// reordered into the scratch (aligned, so that the reordering's scattered stores can stream
+  /// past the caches) and copied back. (2^22 … 2^26 floats, that way: 2.0–2.1× a natural-order
+  /// transform's time, against 2.7–3.0× out of place first; fused and streamed, 1.5–1.9×;
+  /// 2^12 … 2^20: 1.4–1.9×.) With limit ≥ 0 (integer words), the kernels' bound check: false,
+  /// and the row as it was, if it fails.
+  bool transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch, int limit = -1) const {
     const Geometry& g = Geometry::of_this_cpu();
-    if (order_ == Order::hadamard) return kernels_.wht_bounded(row, row, log2n_, threads, limit, g);
+    const auto transform = [&](W* out) {  // row → out in natural order, on `threads` as it is then
+      if (limit < 0) {
+        kernels_.wht(row, out, log2n_, threads, scale, g);
+        return true;
+      }
+      return kernels_.wht_bounded(row, out, log2n_, threads, limit, g);
+    };
+    if (order_ == Order::hadamard) return transform(row);
     threads = ordered_team(threads);
-    switch (kernels_.ordered(row, row, scratch->data(), log2n_, order_, 1.0, threads, limit, g)) {
+    switch (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, limit, g)) {
       case Fused::done: return true;
       case Fused::exceeded: return false;
       case Fused::declined: break;
     }
     if (!in_place_first()) {
-      if (!kernels_.wht_bounded(row, scratch->data(), log2n_, threads, limit, g)) return false;
+      if (!transform(scratch->data())) return false;
       kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
       return true;
     }
-    if (!kernels_.wht_bounded(row, row, log2n_, threads, limit, g)) return false;
+    if (!transform(row)) return false;
     reorder_through(row, scratch->data(), threads);
     return true;
-  }
-
-  /// Natural order in place. Paley and sequency: where the kernels can, the reordering in the
-  /// transform's top sweep (WordKernels::ordered; beyond the caches only for a row aligned to a
-  /// vector, which its streamed stores need); otherwise arrays in cache are
-  /// transformed into the scratch and reordered back into the row in one pass, and larger ones
-  /// transformed in place, reordered into the scratch (aligned, so that the reordering's
-  /// scattered stores can stream past the caches) and copied back. (2^22 … 2^26 floats, that
-  /// way: 2.0–2.1× a natural-order transform's time, against 2.7–3.0× out of place first;
-  /// fused and streamed, 1.5–1.9×; 2^12 … 2^20: 1.4–1.9×.)
-  void transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch) const {
-    const Geometry& g = Geometry::of_this_cpu();
-    if (order_ == Order::hadamard) return kernels_.wht(row, row, log2n_, threads, scale, g);
-    threads = ordered_team(threads);
-    if (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, -1, g) == Fused::done) return;
-    if (!in_place_first()) {
-      kernels_.wht(row, scratch->data(), log2n_, threads, scale, g);
-      return kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
-    }
-    kernels_.wht(row, row, log2n_, threads, scale, g);
-    reorder_through(row, scratch->data(), threads);
   }
 
   /// The team for a Paley or sequency row: one thread below kParallelReorderBytes.

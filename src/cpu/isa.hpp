@@ -53,9 +53,9 @@ static void divide_out(W* p, std::size_t count, int bits) {
 /// vectors far apart, and a store to a line not in cache reads it first); ordered declines an
 /// output that is not, and the cpu backend transforms a Paley or sequency row that it declines
 /// (an integer row, or one not aligned to a vector) in place and reorders it through its
-/// aligned scratch. (The reordering alone of 2^21 words
-/// of 4 bytes: 0.64 ms streamed against 1.2–3.4 not; but the whole transform of 2^21 floats
-/// with both from 8 MiB took 1.96–1.98 ms against 1.57–2.09 from 16 MiB.)
+/// aligned scratch. (The reordering alone of 2^21 words of 4 bytes: 0.64 ms streamed against
+/// 1.2–3.4 not; but the whole transform of 2^21 floats with both from 8 MiB took 1.96–1.98 ms
+/// against 1.57–2.09 from 16 MiB.)
 inline constexpr std::size_t kStreamedReorderBytes = std::size_t{16} << 20;
 
 /// Below this size (bytes) a transform into Paley or sequency order runs on one thread, its
