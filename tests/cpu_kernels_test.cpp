@@ -591,6 +591,107 @@ TEST(CpuKernels, SixteenBitConversionsMatchTheTypesBitForBit) {
   }
 }
 
+/// want[k] for 16-bit inputs x: x widened, its textbook float transform, times scale, as floats.
+template <class H>
+std::vector<float> halves_want(const H* x, std::size_t size, double scale) {
+  std::vector<float> want(x, x + size);
+  textbook(want);
+  for (auto& w : want) w *= static_cast<float>(scale);
+  return want;
+}
+
+/// got == want rounded once (a NaN need only be a NaN); false after the first failure.
+template <class H>
+::testing::AssertionResult halves_match(const H* got, const std::vector<float>& want) {
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const bool ok = std::isnan(want[k]) ? std::isnan(static_cast<float>(got[k])) : got[k].bits == H(want[k]).bits;
+    if (!ok) return ::testing::AssertionFailure() << "k=" << k << ": bits " << got[k].bits << ", want " << H(want[k]).bits;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// wht_rows_f16 / wht_rows_bf16 (H) against the definition of a 16-bit WHT: each row widened
+/// exactly, its textbook float transform (the float kernels' results are bitwise the textbook
+/// loop's), times scale in float, rounded once by types.hpp. Random bit patterns, so NaN,
+/// infinity, subnormals and overflow come up; a NaN result need only be a NaN (its payload
+/// depends on which operand an instruction propagates). Rows back to back and with gaps (which
+/// must stay as they were), on every geometry, up to the block of this CPU's.
+template <class H>
+void check_halves(const IsaKernels& isa, void (*rows_of)(H*, std::size_t, std::size_t, int, double, float*,
+                                                          const Geometry&)) {
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<int> bits(0, 0xffff), small(-8, 8);
+  for (const Geometry& g : geometries()) {
+    const int n_max = std::bit_width(g.block_bytes / sizeof(float)) - 1;
+    for (int n = 0; n <= std::min(n_max, 18); n += (n < 14 ? 1 : 2))
+      for (std::size_t rows : row_counts(g, n, sizeof(float)))
+        for (std::size_t gap : {std::size_t{0}, std::size_t{3}})
+          for (double scale : {1.0, 0.1}) {
+            const std::size_t size = std::size_t{1} << n, stride = size + gap;
+            if (rows * stride > (std::size_t{1} << 19)) continue;
+            std::vector<H> x((rows - 1) * stride + size);
+            const bool patterns = (n + rows) % 2 == 0;  // otherwise small integers, exact in float
+            for (auto& e : x)
+              e = patterns ? H::from_bits(static_cast<std::uint16_t>(bits(rng))) : H(static_cast<float>(small(rng)));
+            auto got = x;
+            Vec<float> scratch(n <= isa.halves_in_registers_log2
+                                   ? 0
+                                   : std::max(size, std::size_t{1} << fastconv::cpu::kHalvesScratchLog2));
+            rows_of(got.data(), rows, stride, n, scale, scratch.empty() ? nullptr : scratch.data(), g);
+            for (std::size_t r = 0; r < rows; ++r) {
+              ASSERT_TRUE(halves_match(got.data() + r * stride, halves_want(x.data() + r * stride, size, scale)))
+                  << "row " << r << " of " << rows << ", scale " << scale << ", gap " << gap << ", " << where(isa, g, n, 1);
+              for (std::size_t k = size; k < stride && r + 1 < rows; ++k)
+                ASSERT_EQ(got[r * stride + k].bits, x[r * stride + k].bits) << "gap after row " << r;
+            }
+          }
+  }
+}
+
+/// wht_f16 / wht_bf16 (H), the whole walk into float scratch and rounded back, against the same
+/// definition: on every geometry (the small ones take every path of big arrays, gathered
+/// sweeps included), on teams, in place and out of place.
+template <class H>
+void check_halves_whole(const IsaKernels& isa,
+                        void (*whole)(const H*, H*, float*, int, int, double, const Geometry&)) {
+  std::mt19937_64 rng(18);
+  std::uniform_int_distribution<int> bits(0, 0xffff), small(-8, 8);
+  for (const Geometry& g : geometries())
+    for (int n = 0; n <= 14; ++n)
+      for (int threads : {1, 2, 3})
+        for (double scale : {1.0, 0.1}) {
+          const std::size_t size = std::size_t{1} << n;
+          std::vector<H> x(size);
+          const bool patterns = (n + threads) % 2 == 0;
+          for (auto& e : x)
+            e = patterns ? H::from_bits(static_cast<std::uint16_t>(bits(rng))) : H(static_cast<float>(small(rng)));
+          const auto want = halves_want(x.data(), size, scale);
+          Vec<float> scratch(size);
+          std::vector<H> out(size);
+          whole(x.data(), out.data(), scratch.data(), n, threads, scale, g);
+          ASSERT_TRUE(halves_match(out.data(), want)) << "out of place, scale " << scale << ", " << where(isa, g, n, threads);
+          whole(x.data(), x.data(), scratch.data(), n, threads, scale, g);
+          ASSERT_TRUE(halves_match(x.data(), want)) << "in place, scale " << scale << ", " << where(isa, g, n, threads);
+        }
+}
+
+TEST(CpuKernels, SixteenBitRowsAreTheFloatTransformRoundedOnce) {
+  int checked = 0;
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    const bool none = isa->wht_rows_f16 == nullptr;
+    ASSERT_TRUE(none == (isa->wht_rows_bf16 == nullptr) && none == (isa->wht_f16 == nullptr) &&
+                none == (isa->wht_bf16 == nullptr))
+        << isa->name;
+    if (isa->wht_rows_f16 == nullptr) continue;  // below AVX2: the backend widens instead
+    check_halves<fastconv::float16>(*isa, isa->wht_rows_f16);
+    check_halves<fastconv::bfloat16>(*isa, isa->wht_rows_bf16);
+    check_halves_whole<fastconv::float16>(*isa, isa->wht_f16);
+    check_halves_whole<fastconv::bfloat16>(*isa, isa->wht_bf16);
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no instruction set here has the 16-bit kernels (AVX2 or later needed)";
+}
+
 TEST(CpuKernels, EveryVariantIsListedAndNamed) {
   const auto isas = fastconv::cpu::supported_isas();
   ASSERT_FALSE(isas.empty());

@@ -39,6 +39,12 @@
 //   below(x, count, limit)
 //                       integer words: whether every x[i], read as a signed word, has
 //                       |x[i]| < 2^limit (limit below the word's width)
+// 16-bit floats (SimdOps<float>::kHalves: float16, bfloat16 words, computed in float):
+//   first_sweep and copy also read them, widening each word exactly; columns_to also
+//   writes them, rounding each result once to nearest even;
+//   first_sweep_only(x, m, upto, factor)
+//                       rows of 2^upto of them that the first sweep covers whole,
+//                       transformed in place in its registers
 //
 // Every codelet performs exactly the butterflies of the radix-2 network, in the same stage
 // order, so float results of a transform are bitwise identical to the textbook loop's (a
@@ -106,7 +112,9 @@ struct ScalarOps {
   static constexpr int kRadixLog2 = 3;
   static constexpr bool kMiddleInRegisters = false;
 
-  static int first_sweep(W* x, int m, const W* src = nullptr, int upto = -1) {
+  /// src: words of W, or 16-bit floats widened to float (SimdOps<float>::kHalves).
+  template <class Src = W>
+  static int first_sweep(W* x, int m, const Src* src = nullptr, int upto = -1) {
     if (upto < 0 || upto > m) upto = m;
     const int k = upto < kRadixLog2 ? upto : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
@@ -115,8 +123,9 @@ struct ScalarOps {
     return k;
   }
 
-  static void copy(W* __restrict dst, const W* __restrict src, std::size_t count) {
-    for (std::size_t k = 0; k < count; ++k) dst[k] = src[k];
+  template <class Src>
+  static void copy(W* __restrict dst, const Src* __restrict src, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) dst[k] = static_cast<W>(src[k]);
   }
 
   static bool below(const W* x, std::size_t count, int limit) {
@@ -144,7 +153,9 @@ struct ScalarOps {
   }
 
   /// src may equal dst (each column is read whole before it is written); `stream` is ignored.
-  static void columns_to(const W* src, std::size_t hs, W* dst, std::size_t hd, int k, std::size_t count, bool,
+  /// Dst: W, or a 16-bit float that each result is rounded to.
+  template <class Dst>
+  static void columns_to(const W* src, std::size_t hs, Dst* dst, std::size_t hd, int k, std::size_t count, bool,
                          W factor) {
     for (std::size_t j = 0; j < count; ++j) {
       W v[16];  // up to radix 16: SimdOps hands its own sweeps over for short rows
@@ -159,7 +170,7 @@ struct ScalarOps {
       if constexpr (std::is_floating_point_v<W>)
         if (factor != W(1))
           for (int r = 0; r < (1 << k); ++r) v[r] *= factor;
-      for (int r = 0; r < (1 << k); ++r) dst[j + r * hd] = v[r];
+      for (int r = 0; r < (1 << k); ++r) dst[j + r * hd] = static_cast<Dst>(v[r]);
     }
   }
 };
@@ -221,6 +232,48 @@ struct SimdOps {
     }
   }
 
+  /// Whether the codelets also read and write 16-bit floats (float16, bfloat16) for float
+  /// words: from AVX2 on, whose flags here include F16C (Highway's float16 conversions are
+  /// then vcvtph2ps and vcvtps2ph, rounding to nearest even as fastconv/types.hpp does; before
+  /// that Highway 1.0.3 truncates).
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  static constexpr bool kHalves = std::is_same_v<T, float>;
+#else
+  static constexpr bool kHalves = false;
+#endif
+
+  static HWY_INLINE V load(const T* p) { return hn::LoadU(D(), p); }
+  static HWY_INLINE void store(V v, T* p) { hn::StoreU(v, D(), p); }
+
+  /// 16-bit floats (kHalves): widened exactly as they are loaded, rounded to nearest even as
+  /// they are stored, NaNs quiet with their payload's top kept: the bits of fastconv/types.hpp.
+  static HWY_INLINE V load(const float16* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    return hn::PromoteTo(D(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+  }
+  static HWY_INLINE void store(V v, float16* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    hn::StoreU(hn::DemoteTo(dh, v), dh, reinterpret_cast<hwy::float16_t*>(p));
+  }
+  static HWY_INLINE V load(const bfloat16* p) {
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<std::uint16_t, D> d16;
+    return hn::BitCast(D(), hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)))));
+  }
+  static HWY_INLINE void store(V v, bfloat16* p) {
+    const hn::RebindToUnsigned<D> du;
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<std::uint16_t, D> d16;
+    const auto bits = hn::BitCast(du, v);
+    const auto high = hn::ShiftRight<16>(bits);
+    // bfloat16_bits(): a carry out of the kept fraction moves to the next binade, or to infinity.
+    const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du, 0x7fffu)), hn::And(high, hn::Set(du, 1u))));
+    const auto quiet_nan = hn::Or(high, hn::Set(du, 0x40u));
+    const auto word = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+    // Every word is below 2^16: the saturating demotion from int32 keeps it.
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, word)), d16, reinterpret_cast<std::uint16_t*>(p));
+  }
+
   /// Per-stage constants of the in-vector stages: which lanes are the upper half of their
   /// butterfly (floats: as a ±1 multiplier).
   struct LaneStages {
@@ -271,62 +324,122 @@ struct SimdOps {
   }
 
   /// In-vector stages 0 … kEnd − 1 of every vector: rows of 2^kEnd words, shorter than one.
-  template <int kEnd>
-  static void lane_sweep_r(T* x, const T* from, std::size_t n) {  // from may be x
-    const D d;
+  /// (Src, Dst: T, or 16-bit floats: see load() and store(); from may be x.)
+  template <int kEnd, bool kScaled = false, class Src, class Dst>
+  static void lane_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1)) {
     const LaneStages c;
-    for (std::size_t k = 0; k < n; k += kLanes) hn::StoreU(lane_stages<0, kEnd>(hn::LoadU(d, from + k), c), d, x + k);
-  }
-
-  template <int kR>
-  static void first_sweep_r(T* x, const T* from, std::size_t n) {  // from may be x
-    const D d;
-    const LaneStages c;
-    for (std::size_t base = 0; base < n; base += kR * kLanes) {
-      V v[kR];
-#pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = lane_stages(hn::LoadU(d, from + base + r * kLanes), c);
-      radix_in_registers<kR>(v);
-#pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, x + base + r * kLanes);
+    const V f = hn::Set(D(), factor);
+    for (std::size_t k = 0; k < n; k += kLanes) {
+      V v = lane_stages<0, kEnd>(load(from + k), c);
+      if constexpr (kScaled) v = hn::Mul(v, f);
+      store(v, x + k);
     }
   }
 
-  static int first_sweep(T* x, int m, const T* src = nullptr, int upto = -1) {
+  template <int kR, bool kScaled = false, class Src, class Dst>
+  static void first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1)) {  // from may be x
+    const LaneStages c;
+    const V f = hn::Set(D(), factor);
+    for (std::size_t base = 0; base < n; base += kR * kLanes) {
+      V v[kR];
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) v[r] = lane_stages(load(from + base + r * kLanes), c);
+      radix_in_registers<kR>(v);
+#pragma GCC unroll 16
+      for (int r = 0; r < kR; ++r) store(kScaled ? hn::Mul(v[r], f) : v[r], x + base + r * kLanes);
+    }
+  }
+
+  /// Src: T, or 16-bit floats widened as they are loaded (kHalves).
+  template <class Src = T>
+  static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1) {
     if (upto < 0 || upto > m) upto = m;
     if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src, upto);
     const std::size_t n = std::size_t{1} << m;
-    const T* from = src != nullptr ? src : x;
     if (upto < kLanesLog2) {  // rows shorter than a vector: some of the in-vector stages
-      switch (upto) {  // each case only where it can happen: upto < kLanesLog2
-        case 0: if (src != nullptr) copy(x, src, n); break;
-        case 1: if constexpr (kLanesLog2 > 1) lane_sweep_r<1>(x, from, n); break;
-        case 2: if constexpr (kLanesLog2 > 2) lane_sweep_r<2>(x, from, n); break;
-        case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3>(x, from, n); break;
-        default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4>(x, from, n); break;
+      if (upto == 0) {
+        if (src != nullptr) copy(x, src, n);
+      } else if (src != nullptr) {
+        in_vector_stages(x, src, n, upto, T(1));
+      } else {
+        in_vector_stages(x, x, n, upto, T(1));
       }
       return upto;
     }
     const int k = upto - kLanesLog2 < kRadixLog2 ? upto - kLanesLog2 : kRadixLog2;
-    if (k == 0) first_sweep_r<1>(x, from, n);
-    else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value>(x, from, n); });
+    if (src != nullptr) first_sweep_k(x, src, n, k, T(1));
+    else first_sweep_k(x, x, n, k, T(1));
     return kLanesLog2 + k;
   }
 
-  /// dst[0, count) ← src[0, count). Not memcpy: glibc's `rep movsb` copies slowly on some
-  /// AMD CPUs when source and destination sit a multiple of 4 KiB apart, as strips do.
-  static void copy(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, std::size_t count) {
-    const D d;
+  /// The whole transform of each run of 2^upto 16-bit floats (upto ≤ kLanesLog2 +
+  /// kRadixLog2) of the 2^m from x, in place, in the first sweep's registers: each word widened
+  /// as it is loaded, and times `factor` and rounded as it is stored. False (nothing done)
+  /// where rows are longer or the array is shorter than a vector.
+  template <class H>
+  static bool first_sweep_only(H* x, int m, int upto, T factor) {
+    if (m < kLanesLog2 || upto > kLanesLog2 + kRadixLog2) return false;
+    const std::size_t n = std::size_t{1} << m;
+    if (upto < kLanesLog2) in_vector_stages(x, x, n, upto, factor);
+    else first_sweep_k(x, x, n, upto - kLanesLog2, factor);
+    return true;
+  }
+
+  /// lane_sweep_r for rows of 2^upto words, upto < kLanesLog2 (0: the scale alone).
+  template <class Src, class Dst>
+  static void in_vector_stages(Dst* x, const Src* from, std::size_t n, int upto, T factor) {
+    if (factor != T(1)) {
+      if constexpr (kFloat) return in_vector_stages_r<true>(x, from, n, upto, factor);
+    }
+    in_vector_stages_r<false>(x, from, n, upto, factor);
+  }
+
+  template <bool kScaled, class Src, class Dst>
+  static void in_vector_stages_r(Dst* x, const Src* from, std::size_t n, int upto, T factor) {
+    switch (upto) {  // each case only where it can happen: upto < kLanesLog2
+      case 0: lane_sweep_r<0, kScaled>(x, from, n, factor); break;
+      case 1: if constexpr (kLanesLog2 > 1) lane_sweep_r<1, kScaled>(x, from, n, factor); break;
+      case 2: if constexpr (kLanesLog2 > 2) lane_sweep_r<2, kScaled>(x, from, n, factor); break;
+      case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3, kScaled>(x, from, n, factor); break;
+      default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4, kScaled>(x, from, n, factor); break;
+    }
+  }
+
+  /// first_sweep_r: the in-vector stages and k ≤ kRadixLog2 across vectors.
+  template <class Src, class Dst>
+  static void first_sweep_k(Dst* x, const Src* from, std::size_t n, int k, T factor) {
+    const auto sweep = [&](auto scaled) {
+      if (k == 0) first_sweep_r<1, decltype(scaled)::value>(x, from, n, factor);
+      else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value, decltype(scaled)::value>(x, from, n, factor); });
+    };
+    if constexpr (kFloat) {
+      if (factor != T(1)) return sweep(std::true_type{});
+    }
+    sweep(std::false_type{});
+  }
+
+  /// dst[0, count) ← src[0, count) (16-bit floats widened). Not memcpy: glibc's `rep movsb`
+  /// copies slowly on some AMD CPUs when source and destination sit a multiple of 4 KiB
+  /// apart, as strips do.
+  template <class Src>
+  static void copy(T* HWY_RESTRICT dst, const Src* HWY_RESTRICT src, std::size_t count) {
+    convert(dst, src, count);
+  }
+
+  /// copy() between any two of T and the 16-bit floats (kHalves): each word widened, or
+  /// rounded to nearest even.
+  template <class Dst, class Src>
+  static void convert(Dst* HWY_RESTRICT dst, const Src* HWY_RESTRICT src, std::size_t count) {
     std::size_t k = 0;
     for (; k + 4 * kLanes <= count; k += 4 * kLanes) {
-      const V a = hn::LoadU(d, src + k), b = hn::LoadU(d, src + k + kLanes);
-      const V c = hn::LoadU(d, src + k + 2 * kLanes), e = hn::LoadU(d, src + k + 3 * kLanes);
-      hn::StoreU(a, d, dst + k);
-      hn::StoreU(b, d, dst + k + kLanes);
-      hn::StoreU(c, d, dst + k + 2 * kLanes);
-      hn::StoreU(e, d, dst + k + 3 * kLanes);
+      const V a = load(src + k), b = load(src + k + kLanes);
+      const V c = load(src + k + 2 * kLanes), e = load(src + k + 3 * kLanes);
+      store(a, dst + k);
+      store(b, dst + k + kLanes);
+      store(c, dst + k + 2 * kLanes);
+      store(e, dst + k + 3 * kLanes);
     }
-    for (; k < count; ++k) dst[k] = src[k];
+    for (; k < count; ++k) dst[k] = static_cast<Dst>(static_cast<T>(src[k]));
   }
 
   /// Integer words: whether |x[i]| < 2^limit for every x[i] read as a signed word (OR of the
@@ -393,8 +506,8 @@ struct SimdOps {
   /// columns_to() at radix kR (1: a copy). Rows are read and written as base + r·stride:
   /// at radix 8 and below GCC keeps them in registers (radix 16 is what columns_r's
   /// addressing is for).
-  template <int kR, bool kStream, bool kScaled>
-  static void columns_to_r(const T* HWY_RESTRICT src, std::size_t hs, T* HWY_RESTRICT dst, std::size_t hd,
+  template <int kR, bool kStream, bool kScaled, class Dst>
+  static void columns_to_r(const T* HWY_RESTRICT src, std::size_t hs, Dst* HWY_RESTRICT dst, std::size_t hd,
                            std::size_t count, T factor) {
     const D d;
     const V f = hn::Set(d, factor);
@@ -407,7 +520,7 @@ struct SimdOps {
       for (int r = 0; r < kR; ++r) {
         if constexpr (kScaled) v[r] = hn::Mul(v[r], f);
         if constexpr (kStream) hn::Stream(v[r], d, dst + r * hd + j);
-        else hn::StoreU(v[r], d, dst + r * hd + j);
+        else store(v[r], dst + r * hd + j);
       }
     }
   }
@@ -513,21 +626,25 @@ struct SimdOps {
     at_radix(k, [&](auto r) { columns_r<decltype(r)::value, kFloat>(x, h, j0, j1, factor); });
   }
 
-  static void columns_to(const T* src, std::size_t hs, T* dst, std::size_t hd, int k, std::size_t count, bool stream,
+  /// Dst: T, or a 16-bit float each result is rounded to (kHalves; never streamed).
+  template <class Dst>
+  static void columns_to(const T* src, std::size_t hs, Dst* dst, std::size_t hd, int k, std::size_t count, bool stream,
                          T factor) {
     if (hs < kLanes || hd < kLanes || count % kLanes != 0)
       return ScalarOps<T>::columns_to(src, hs, dst, hd, k, count, stream, factor);
-    stream = stream && reinterpret_cast<std::uintptr_t>(dst) % (kLanes * sizeof(T)) == 0;
+    stream = std::is_same_v<Dst, T> && stream && reinterpret_cast<std::uintptr_t>(dst) % (kLanes * sizeof(T)) == 0;
     const bool scaled = kFloat && factor != T(1);
     at_radix(k, [&](auto r) {
       constexpr int kR = decltype(r)::value;
-      if (stream) {
-        if (scaled) columns_to_r<kR, true, true>(src, hs, dst, hd, count, factor);
-        else columns_to_r<kR, true, false>(src, hs, dst, hd, count, factor);
-      } else {
-        if (scaled) columns_to_r<kR, false, true>(src, hs, dst, hd, count, factor);
-        else columns_to_r<kR, false, false>(src, hs, dst, hd, count, factor);
+      if constexpr (std::is_same_v<Dst, T>) {
+        if (stream) {
+          if (scaled) columns_to_r<kR, true, true>(src, hs, dst, hd, count, factor);
+          else columns_to_r<kR, true, false>(src, hs, dst, hd, count, factor);
+          return;
+        }
       }
+      if (scaled) columns_to_r<kR, false, true>(src, hs, dst, hd, count, factor);
+      else columns_to_r<kR, false, false>(src, hs, dst, hd, count, factor);
     });
   }
 };

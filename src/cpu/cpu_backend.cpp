@@ -98,6 +98,27 @@ class WordBuffer {
   std::size_t bytes_ = 0;  ///< nonzero: pooled
 };
 
+/// The team for `rows` rows of 2^log2n words shared out by rows, on `threads` (0: OpenMP's
+/// default): one thread below 2^15 words in all, and never more threads than rows.
+inline int row_team(std::size_t rows, int log2n, int threads) {
+  const int want = threads > 0 ? threads : omp_get_max_threads();
+  return (rows << log2n) >= (std::size_t{1} << 15) ? static_cast<int>(std::clamp<std::size_t>(rows, 1, static_cast<std::size_t>(want)))
+                                                    : 1;
+}
+
+/// f(first, count) on contiguous shares of `rows` rows, one per thread of row_team().
+template <class F>
+void for_row_shares(std::size_t rows, int log2n, int threads, F&& f) {
+  const auto team = static_cast<std::size_t>(row_team(rows, log2n, threads));
+  if (team == 1) return f(std::size_t{0}, rows);  // no region at all: it costs even when idle
+  const auto shares = static_cast<std::ptrdiff_t>(team);
+#pragma omp parallel for num_threads(static_cast<int>(team)) schedule(static, 1)
+  for (std::ptrdiff_t t = 0; t < shares; ++t) {
+    const std::size_t first = rows * static_cast<std::size_t>(t) / team;
+    f(first, rows * static_cast<std::size_t>(t + 1) / team - first);
+  }
+}
+
 template <class W>
 class CpuWht final : public detail::WhtKernel {
  public:
@@ -207,20 +228,9 @@ class CpuWht final : public detail::WhtKernel {
     }
   }
 
-  /// f(first, count) on contiguous shares of `rows` rows, one per thread of the team (one
-  /// thread below 2^15 words in all).
   template <class F>
   void for_shares(std::size_t rows, F&& f) const {
-    const int want = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const auto team = static_cast<std::size_t>(
-        (rows << log2n_) >= (std::size_t{1} << 15) ? std::clamp<std::size_t>(rows, 1, static_cast<std::size_t>(want)) : 1);
-    if (team == 1) return f(std::size_t{0}, rows);  // no region at all: it costs even when idle
-    const auto shares = static_cast<std::ptrdiff_t>(team);
-#pragma omp parallel for num_threads(static_cast<int>(team)) schedule(static, 1)
-    for (std::ptrdiff_t t = 0; t < shares; ++t) {
-      const std::size_t first = rows * static_cast<std::size_t>(t) / team;
-      f(first, rows * static_cast<std::size_t>(t + 1) / team - first);
-    }
+    for_row_shares(rows, log2n_, threads_, f);
   }
 
   std::unique_ptr<WordBuffer<W>> scratch_for(std::size_t size) const {
@@ -424,6 +434,81 @@ class CpuDyadic final : public detail::DyadicKernel {
   const WordKernels<W>& kernels_;
 };
 
+/// The WHT of 16-bit floats H (float16, bfloat16) in natural order, computed in float, each
+/// word widened as the first sweep reads it and each result rounded once as the last one
+/// stores it (IsaKernels::wht_rows_f16 and wht_rows_bf16): rows that fit the cache shared out
+/// among the threads by rows, through scratch that stays in cache. Longer rows, and rows a team
+/// would share, go the whole walk into a float row of scratch and are rounded back from there
+/// (IsaKernels::wht_f16, wht_bf16). Either way no pass of its own widens the input, as the
+/// front end's float copies of blocks of rows do (core/wht16.hpp; against that way, on the AMD
+/// EPYC Zen 4 VM: docs/benchmarks.md).
+template <class H>
+class CpuWht16 final : public detail::WhtKernel {
+ public:
+  struct Kernels {
+    void (*rows)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&);
+    void (*whole)(const H*, H*, float*, int, int, double, const Geometry&);
+    int in_registers_log2;  ///< rows this short need no scratch
+  };
+
+  CpuWht16(int log2n, int threads, const Kernels& kernels)
+      : log2n_(log2n),
+        threads_(threads),
+        kernels_(kernels),
+        scratch_words_(log2n <= kernels.in_registers_log2
+                           ? 0
+                           : std::max(std::size_t{1} << log2n, std::size_t{1} << kHalvesScratchLog2)) {}
+
+  void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
+    const Geometry& g = Geometry::of_this_cpu();
+    const std::size_t size = std::size_t{1} << log2n_;
+    H* const x = static_cast<H*>(data);
+    const int want = threads_ > 0 ? threads_ : omp_get_max_threads();
+    // Rows a team shares: as the float transform's team forms (Pipeline's kMinWordsPerThread
+    // per thread), where there are fewer rows than threads.
+    const bool shared = row_team(rows, log2n_, threads_) < want && size >= kTeamWords;
+    if (size * sizeof(float) > g.block_bytes || shared) {
+      const WordBuffer<float> scratch(size);
+      for (std::size_t r = 0; r < rows; ++r)
+        kernels_.whole(x + r * stride, x + r * stride, scratch.data(), log2n_, threads_, scale, g);
+      return;
+    }
+    for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
+      if (scratch_words_ <= kKeptWords)
+        return kernels_.rows(x + first * stride, count, stride, log2n_, scale, kept_scratch(), g);
+      const WordBuffer<float> scratch(scratch_words_);
+      kernels_.rows(x + first * stride, count, stride, log2n_, scale, scratch.data(), g);
+    });
+  }
+
+ private:
+  static constexpr std::size_t kTeamWords = std::size_t{1} << 15;
+
+  /// Scratch of up to this many floats is kept, one per thread, for the thread's next call:
+  /// a fresh 64 KiB buffer for each call cost rows of 2^9 … 2^12 floats 1.4–1.7× the time
+  /// of the float transform.
+  static constexpr std::size_t kKeptWords = std::size_t{1} << kHalvesScratchLog2;
+
+  static float* kept_scratch() {
+    struct Free {
+      void operator()(float* p) const noexcept { std::free(p); }
+    };
+    thread_local const std::unique_ptr<float, Free> words(allocate_kept());
+    return words.get();
+  }
+
+  static float* allocate_kept() {
+    auto* p = static_cast<float*>(std::aligned_alloc(64, kKeptWords * sizeof(float)));
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+
+  int log2n_;
+  int threads_;
+  Kernels kernels_;
+  std::size_t scratch_words_;  ///< 0: rows short enough for the registers
+};
+
 class CpuBackend final : public detail::BackendImpl {
  public:
   CpuBackend(int threads, const IsaKernels& isa) : threads_(threads), isa_(isa) {}
@@ -442,6 +527,14 @@ class CpuBackend final : public detail::BackendImpl {
   }
   std::unique_ptr<detail::DyadicKernel> make_dyadic(int log2n, detail::Word word) const override {
     return detail::make_for_word<CpuDyadic, detail::DyadicKernel>(word, log2n, threads_, isa_);
+  }
+  std::unique_ptr<detail::WhtKernel> make_wht16(int log2n, detail::Word16 word, Order order) const override {
+    if (order != Order::hadamard || isa_.wht_rows_f16 == nullptr) return nullptr;  // the front end widens
+    if (word == detail::Word16::f16)
+      return std::make_unique<CpuWht16<float16>>(
+          log2n, threads_, CpuWht16<float16>::Kernels{isa_.wht_rows_f16, isa_.wht_f16, isa_.halves_in_registers_log2});
+    return std::make_unique<CpuWht16<bfloat16>>(
+        log2n, threads_, CpuWht16<bfloat16>::Kernels{isa_.wht_rows_bf16, isa_.wht_bf16, isa_.halves_in_registers_log2});
   }
   Conversions16 conversions16() const override {
     return {isa_.widen_f16, isa_.narrow_f16, isa_.widen_bf16, isa_.narrow_bf16};

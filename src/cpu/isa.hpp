@@ -64,6 +64,10 @@ inline constexpr std::size_t kStreamedReorderBytes = std::size_t{16} << 20;
 /// 2^16 doubles, 512 KiB: 0.048 against 0.065.)
 inline constexpr std::size_t kParallelReorderBytes = std::size_t{512} << 10;
 
+/// IsaKernels::wht_rows_f16 and wht_rows_bf16 take scratch for at least this many floats (a
+/// leaf's worth of short rows: Geometry::leaf_bytes is at most 64 KiB).
+inline constexpr int kHalvesScratchLog2 = 14;
+
 /// What WordKernels::ordered did.
 enum class Fused { declined, done, exceeded };
 
@@ -115,6 +119,28 @@ struct IsaKernels {
   void (*narrow_f16)(const float* from, float16* to, std::size_t n);
   void (*widen_bf16)(const bfloat16* from, float* to, std::size_t n);
   void (*narrow_bf16)(const float* from, bfloat16* to, std::size_t n);
+  /// `rows` rows of 2^log2n 16-bit floats, row r at x + r·stride, each transformed in natural
+  /// order in place on this thread, computed in float and times scale: each word widened as
+  /// the first sweep reads it, each result rounded once to nearest even as the last sweep
+  /// stores it (the results of widen, the float transform and narrow), with the sweeps between
+  /// in `scratch` (room for max(2^log2n, 2^kHalvesScratchLog2) floats; none needed, and null
+  /// allowed, for rows of up to 2^halves_in_registers_log2). For rows of up to the cache block
+  /// (Geometry::block_bytes) floats. Null where the instruction set has no such kernels (below
+  /// AVX2).
+  void (*wht_rows_f16)(float16* x, std::size_t rows, std::size_t stride, int log2n, double scale, float* scratch,
+                       const Geometry& g);
+  void (*wht_rows_bf16)(bfloat16* x, std::size_t rows, std::size_t stride, int log2n, double scale, float* scratch,
+                        const Geometry& g);
+  /// Rows this short (log2) are transformed in the first sweep's registers.
+  int halves_in_registers_log2;
+  /// One row of 2^log2n 16-bit floats: out ← scale · W·in (in may equal out) in natural order,
+  /// computed in float by the whole walk on `threads` into `scratch` (room for 2^log2n floats),
+  /// the first sweeps widening each word as they read it, then rounded once into out by the
+  /// team. For rows beyond the cache, or shared by a team. Null below AVX2.
+  void (*wht_f16)(const float16* in, float16* out, float* scratch, int log2n, int threads, double scale,
+                  const Geometry& g);
+  void (*wht_bf16)(const bfloat16* in, bfloat16* out, float* scratch, int log2n, int threads, double scale,
+                   const Geometry& g);
 
   template <class W>
   [[nodiscard]] const WordKernels<W>& of() const noexcept {

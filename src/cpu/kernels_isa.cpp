@@ -77,6 +77,22 @@ HWY_FLATTEN void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) to[i] = bfloat16(from[i]);
 }
 
+/// Pipeline::wht16_rows and Pipeline::wht16 for H, where the codelets read and write 16-bit
+/// floats; else null.
+template <class H>
+constexpr auto halves_rows() {
+  using Rows = void (*)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&);
+  if constexpr (SimdOps<float>::kHalves) return static_cast<Rows>(&Pipeline<SimdOps<float>>::wht16_rows<H>);
+  else return static_cast<Rows>(nullptr);
+}
+
+template <class H>
+constexpr auto halves_whole() {
+  using Whole = void (*)(const H*, H*, float*, int, int, double, const Geometry&);
+  if constexpr (SimdOps<float>::kHalves) return static_cast<Whole>(&Pipeline<SimdOps<float>>::wht16<H>);
+  else return static_cast<Whole>(nullptr);
+}
+
 }  // namespace
 }  // namespace FASTCONV_ISA
 
@@ -93,6 +109,11 @@ const IsaKernels& FASTCONV_CAT(isa_, FASTCONV_ISA)() noexcept {
       &FASTCONV_ISA::narrow_f16,
       &FASTCONV_ISA::widen_bf16,
       &FASTCONV_ISA::narrow_bf16,
+      FASTCONV_ISA::halves_rows<float16>(),
+      FASTCONV_ISA::halves_rows<bfloat16>(),
+      FASTCONV_ISA::SimdOps<float>::kLanesLog2 + FASTCONV_ISA::SimdOps<float>::kRadixLog2,
+      FASTCONV_ISA::halves_whole<float16>(),
+      FASTCONV_ISA::halves_whole<bfloat16>(),
   };
   return kernels;
 }

@@ -106,6 +106,59 @@ class Pipeline {
     return true;
   }
 
+  /// Rows of 2^log2n 16-bit floats (H: float16 or bfloat16; Ops::kHalves), row r at
+  /// x + r·stride, each transformed in place on this thread in float, times scale: each row's
+  /// first sweep widens its words as it reads them, the sweeps after it work in `scratch` (room
+  /// for max(2^log2n, a leaf) floats), and the last one rounds each result once to nearest even
+  /// as it stores it back; rows the first sweep covers whole never leave its registers. Rows
+  /// back to back go a leaf's worth at a time, as in wht_rows. For rows that fit the cache.
+  template <class H>
+  static void wht16_rows(H* x, std::size_t rows, std::size_t stride, int log2n, double scale, W* scratch,
+                         const Geometry& g) {
+    const Pipeline p(scratch, scratch, log2n, 1, g, Middle<W>{}, W(1));
+    const W factor = factor_of(scale);
+    if (stride == (std::size_t{1} << log2n)) {
+      p.rows_in_runs(x, rows, log2n, [&](H* at, int run) { p.run16(at, run, log2n, factor, scratch); });
+      return;
+    }
+    for (std::size_t r = 0; r < rows; ++r) p.run16(x + r * stride, log2n, log2n, factor, scratch);
+  }
+
+  /// 2^log2n 16-bit floats (H: float16 or bfloat16; Ops::kHalves): out ← scale · W·in (in may
+  /// equal out), computed in float by the whole walk on `threads` into `scratch` (room for
+  /// 2^log2n floats), each word widened as the first sweeps read it, then each result rounded
+  /// once to nearest even into out by the team (the results of widen, the float transform
+  /// and narrow). For rows beyond the cache and rows a team shares.
+  template <class H>
+  static void wht16(const H* in, H* out, W* scratch, int log2n, int threads, double scale, const Geometry& g) {
+    Pipeline p(scratch, scratch, log2n, threads, g, Middle<W>{}, factor_of(scale));
+    if (p.lo_ == p.n_) {
+      p.stages_from(scratch, log2n, 0, p.scale_, in, nullptr, -1);
+    } else {
+      // A direct outermost sweep on one thread rounds its results into out as it stores
+      // them; a gathered one, or a team's, works in place, and the team rounds the scratch
+      // into out after it.
+      const bool into_out = !p.split(log2n).gather && p.team_ == 1;
+      p.skip_outermost_sweep_ = into_out;
+      p.allocate_buffers();
+#pragma omp parallel num_threads(p.team_) if (p.team_ > 1)
+      {
+        p.team_transform(in, scratch, log2n, true);
+        if (into_out) p.outermost_sweep_into(out);
+      }
+      if (into_out) return;
+    }
+    const std::size_t words = std::size_t{1} << log2n;
+    const auto team = static_cast<std::size_t>(p.team_);
+    const auto shares = static_cast<std::ptrdiff_t>(team);
+#pragma omp parallel for num_threads(p.team_) if (p.team_ > 1) schedule(static)
+    for (std::ptrdiff_t t = 0; t < shares; ++t) {
+      const std::size_t first = words / team * static_cast<std::size_t>(t);
+      const std::size_t last = t + 1 == shares ? words : first + words / team;
+      Ops::convert(out + first, scratch + first, last - first);
+    }
+  }
+
   /// out ← scale · W(op(W·in, S)), S of 2^spectrum_log2n words standing for its zero-padded
   /// operand (in may equal out).
   static void dyadic(const W* in, W* out, int log2n, DyadicOp op, const W* spectrum, int spectrum_log2n,
@@ -157,6 +210,13 @@ class Pipeline {
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
   }
 
+  /// Whether src is x itself (never, for words of another type).
+  template <class Src>
+  static bool is(const Src* src, const W* x) {
+    if constexpr (std::is_same_v<Src, W>) return src == x;
+    else return false;
+  }
+
   static int bits_of(std::size_t bytes) {
     return std::bit_width(std::max<std::size_t>(bytes / sizeof(W), 1)) - 1;
   }
@@ -175,12 +235,18 @@ class Pipeline {
   /// otherwise (and when the first sweep was the last) upto is returned.
   int stages(W* x, int m, int s0, W scale = W(1), const W* src = nullptr, int* held_radix = nullptr,
              int upto = -1) const {
+    return stages_from(x, m, s0, scale, src, held_radix, upto);
+  }
+
+  /// stages(), src of W or (Ops::kHalves) of 16-bit floats, widened as the first sweep reads them.
+  template <class Src>
+  int stages_from(W* x, int m, int s0, W scale, const Src* src, int* held_radix, int upto) const {
     if (upto < 0) upto = m;
     const std::size_t n = std::size_t{1} << m;
     if (s0 < upto && m > leaf_ && s0 < leaf_) {
       const std::size_t leaf = std::size_t{1} << leaf_;
       for (std::size_t b = 0; b < n; b += leaf)
-        stages(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf_));
+        stages_from(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf_));
       s0 = std::min(leaf_, upto);
       src = nullptr;
     }
@@ -353,12 +419,45 @@ class Pipeline {
   /// f(at, run) over `rows` rows of 2^log2n words from x, cut into runs of 2^run words: 2^top
   /// words' worth of rows (a leaf's unless given; one row, if rows are longer), then the rest
   /// in power-of-two runs, largest first.
-  template <class F>
-  void rows_in_runs(W* x, std::size_t rows, int log2n, F&& f, int top = -1) const {
+  template <class X, class F>
+  void rows_in_runs(X* x, std::size_t rows, int log2n, F&& f, int top = -1) const {
     std::size_t done = 0;
     for (int run = std::max(top < 0 ? leaf_ : top, log2n); run >= log2n; --run)
       for (const std::size_t count = std::size_t{1} << (run - log2n); rows - done >= count; done += count)
         f(x + (done << log2n), run);
+  }
+
+  /// The outermost sweep, direct, by the team (after the parts): its results, times the
+  /// scale, rounded into the 16-bit floats of out.
+  template <class H>
+  void outermost_sweep_into(H* out) const {
+    const Split sp = split(n_);
+    const std::size_t part = std::size_t{1} << (n_ - sp.k);
+    const std::size_t cols = chunk_columns(part, sp);
+    const auto chunks = static_cast<std::ptrdiff_t>(part / cols);
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+      const std::size_t j0 = static_cast<std::size_t>(c) * cols;
+      Ops::columns_to(x_ + j0, part, out + j0, part, sp.k, cols, false, scale_);
+    }
+  }
+
+  /// wht16_rows on a run of 2^run 16-bit floats: its rows of 2^log2n.
+  template <class H>
+  void run16(H* at, int run, int log2n, W factor, W* scratch) const {
+    if (Ops::first_sweep_only(at, run, log2n, factor)) return;
+    const std::size_t n = std::size_t{1} << run;
+    if (run < Ops::kLanesLog2) {  // shorter than a vector: in words, on the stack
+      W words[std::size_t{1} << Ops::kLanesLog2];
+      stages_from(words, run, 0, W(1), at, nullptr, log2n);
+      for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<H>(words[i] * factor);
+      return;
+    }
+    int k = 0;
+    const int s = stages_from(scratch, run, 0, W(1), at, &k, log2n);
+    const std::size_t h = std::size_t{1} << s;
+    for (std::size_t base = 0; base < n; base += h << k)
+      Ops::columns_to(scratch + base, h, at + base, h, k, h, false, factor);
   }
 
   /// The rows of 2^log2n words in a run of 2^run (one row: a whole walk of its own).
@@ -449,7 +548,8 @@ class Pipeline {
   /// threads, worked through one by one by the whole team — then the top sweep is split by
   /// column chunks. The outermost level also does the dyadic middle (and then transforms the
   /// parts again) or the scale.
-  void team_transform(const W* src, W* x, int m, bool outermost) const {
+  template <class Src>
+  void team_transform(const Src* src, W* x, int m, bool outermost) const {
     if (m <= lo_) {
 #pragma omp single
       forward(src, x, m);
@@ -459,7 +559,7 @@ class Pipeline {
     const int sub = m - sp.k;
     const std::size_t part = std::size_t{1} << sub;
     const auto parts = static_cast<std::ptrdiff_t>(std::size_t{1} << sp.k);
-    auto transform_parts = [&](const W* from) {
+    auto transform_parts = [&](const auto* from) {
       if (parts >= team_ || sub <= lo_) {
 #pragma omp for schedule(static)
         for (std::ptrdiff_t i = 0; i < parts; ++i) forward(from + i * part, x + i * part, sub);
@@ -499,9 +599,10 @@ class Pipeline {
 
   /// All stages of 2^m words on one thread, depth first: the parts below the top bits first
   /// (each small enough, sooner or later, to stay in cache), then the sweep across them.
-  void forward(const W* src, W* x, int m) const {
+  template <class Src>
+  void forward(const Src* src, W* x, int m) const {
     if (m <= lo_) {
-      stages(x, m, 0, W(1), src != x ? src : nullptr);
+      stages_from(x, m, 0, W(1), is(src, x) ? nullptr : src, nullptr, -1);
       return;
     }
     const Split sp = split(m);
