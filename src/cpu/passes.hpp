@@ -24,6 +24,10 @@
 // one's, so S makes no pass of its own there. The scale of a normalised transform is
 // applied by the last sweep, before its stores.
 //
+// 16-bit floats (float16, bfloat16) are computed in float by the same walk: the first sweeps
+// widen each word as they read it (into scratch, for a whole walk), and the last sweep rounds
+// each result once as it stores it (wht16_rows, wht16).
+//
 // Exact integer transforms run in the word's own ring only if no result can overflow: every
 // input below 2^(bits − n) in magnitude. wht_bounded checks that as each L1 leaf is first
 // read, so the check costs no pass of its own; a leaf that fails undoes, exactly, what was
