@@ -235,8 +235,11 @@ TYPED_TEST(HalfWht, BatchesWithARowStrideLeaveTheGapsAlone) {
   for (const Backend& b : every_backend())
     // n = 18: four rows per block of the conversion to float, so six rows take two blocks.
     // n = 19: longer than the cpu backend's cache block (its fused kernel hands such rows on).
-    for (auto [n, rows, gap] : {std::tuple{3, 7, 5}, std::tuple{10, 4, 1}, std::tuple{18, 6, 8}, std::tuple{19, 3, 2}})
-     for (Order order : {Order::hadamard, Order::sequency}) {
+    // Rows back to back: 300 rows of 2^6 or 2^8 take runs of a whole scratch and a rest, the
+    // second on two threads.
+    for (auto [n, rows, gap] : {std::tuple{3, 7, 5}, std::tuple{10, 4, 1}, std::tuple{18, 6, 8}, std::tuple{19, 3, 2},
+                                std::tuple{6, 300, 0}, std::tuple{8, 300, 0}})
+     for (Order order : kOrders) {
       const std::size_t size = std::size_t{1} << n, stride = size + gap;
       const auto x = random_halves<H>((rows - 1) * stride + size, rng);
       const WhtOptions o{order, Normalization::orthonormal};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
+#include "core/converting_wht.hpp"
 #include "core/memory.hpp"
 #include "cpu/backends.hpp"
 #include "cpu/isa.hpp"
@@ -434,6 +435,33 @@ class CpuDyadic final : public detail::DyadicKernel {
   const WordKernels<W>& kernels_;
 };
 
+/// Float scratch of up to this many words for 16-bit rows is kept, one per thread, for the
+/// thread's next call: a fresh 64 KiB buffer for each call cost rows of 2^9 … 2^12 floats
+/// 1.4–1.7× the time of the float transform.
+constexpr std::size_t kKeptWords = std::size_t{1} << kHalvesScratchLog2;
+
+/// This thread's kept scratch: kKeptWords floats, 64-byte aligned.
+inline float* kept_scratch() {
+  struct Free {
+    void operator()(float* p) const noexcept { std::free(p); }
+  };
+  static constexpr auto allocate = [] {
+    auto* p = static_cast<float*>(std::aligned_alloc(64, kKeptWords * sizeof(float)));
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  };
+  thread_local const std::unique_ptr<float, Free> words(allocate());
+  return words.get();
+}
+
+/// Rows of 2^log2n words that a team of `threads` would share, since there are fewer rows than
+/// threads and the rows are long enough for a float transform's team (Pipeline's
+/// kMinWordsPerThread per thread).
+inline bool team_shared(std::size_t rows, int log2n, int threads) {
+  const int want = threads > 0 ? threads : omp_get_max_threads();
+  return row_team(rows, log2n, threads) < want && log2n >= 15;
+}
+
 /// The WHT of 16-bit floats H (float16, bfloat16) in natural order, computed in float, each
 /// word widened as the first sweep reads it and each result rounded once as the last one
 /// stores it (IsaKernels::wht_rows_f16 and wht_rows_bf16): rows that fit the cache shared out
@@ -463,11 +491,7 @@ class CpuWht16 final : public detail::WhtKernel {
     const Geometry& g = Geometry::of_this_cpu();
     const std::size_t size = std::size_t{1} << log2n_;
     H* const x = static_cast<H*>(data);
-    const int want = threads_ > 0 ? threads_ : omp_get_max_threads();
-    // Rows a team shares: as the float transform's team forms (Pipeline's kMinWordsPerThread
-    // per thread), where there are fewer rows than threads.
-    const bool shared = row_team(rows, log2n_, threads_) < want && size >= kTeamWords;
-    if (size * sizeof(float) > g.block_bytes || shared) {
+    if (size * sizeof(float) > g.block_bytes || team_shared(rows, log2n_, threads_)) {
       const WordBuffer<float> scratch(size);
       for (std::size_t r = 0; r < rows; ++r)
         kernels_.whole(x + r * stride, x + r * stride, scratch.data(), log2n_, threads_, scale, g);
@@ -482,31 +506,58 @@ class CpuWht16 final : public detail::WhtKernel {
   }
 
  private:
-  static constexpr std::size_t kTeamWords = std::size_t{1} << 15;
-
-  /// Scratch of up to this many floats is kept, one per thread, for the thread's next call:
-  /// a fresh 64 KiB buffer for each call cost rows of 2^9 … 2^12 floats 1.4–1.7× the time
-  /// of the float transform.
-  static constexpr std::size_t kKeptWords = std::size_t{1} << kHalvesScratchLog2;
-
-  static float* kept_scratch() {
-    struct Free {
-      void operator()(float* p) const noexcept { std::free(p); }
-    };
-    thread_local const std::unique_ptr<float, Free> words(allocate_kept());
-    return words.get();
-  }
-
-  static float* allocate_kept() {
-    auto* p = static_cast<float*>(std::aligned_alloc(64, kKeptWords * sizeof(float)));
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
-  }
-
   int log2n_;
   int threads_;
   Kernels kernels_;
   std::size_t scratch_words_;  ///< 0: rows short enough for the registers
+};
+
+/// The WHT of 16-bit floats H in Paley or sequency order: rows that fit the cache shared out
+/// among the threads by rows, a run of them at a time widened into this thread's scratch (in
+/// cache), transformed and reordered there by the float kernel (CpuWht<float> on one thread),
+/// and rounded back; longer rows and rows a team shares by the front end's way (float copies of
+/// blocks of rows: core/converting_wht.hpp), as all 16-bit rows went before.
+template <class H>
+class CpuOrderedWht16 final : public detail::WhtKernel {
+ public:
+  using Widen = void (*)(const H*, float*, std::size_t);
+  using Narrow = void (*)(const float*, H*, std::size_t);
+
+  CpuOrderedWht16(int log2n, Order order, int threads, const IsaKernels& isa, Widen widen, Narrow narrow)
+      : log2n_(log2n),
+        threads_(threads),
+        in_cache_(log2n, order, 1, isa),
+        widen_(widen),
+        narrow_(narrow),
+        widened_(std::make_unique<CpuWht<float>>(log2n, order, threads, isa), log2n,
+                 "16-bit float device arrays need the cuda backend", widen, narrow) {}
+
+  void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
+    const std::size_t size = std::size_t{1} << log2n_;
+    if (size * sizeof(float) > Geometry::of_this_cpu().block_bytes || team_shared(rows, log2n_, threads_))
+      return widened_.execute(data, rows, stride, scale);
+    H* const x = static_cast<H*>(data);
+    // Rows back to back convert as one run of up to the kept scratch's size.
+    const std::size_t run = stride == size ? std::max<std::size_t>(1, kKeptWords >> log2n_) : 1;
+    for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
+      const std::unique_ptr<WordBuffer<float>> big = size > kKeptWords ? std::make_unique<WordBuffer<float>>(size) : nullptr;
+      float* const scratch = big ? big->data() : kept_scratch();
+      for (std::size_t r = first; r < first + count; r += run) {
+        const std::size_t n = std::min(run, first + count - r);
+        widen_(x + r * stride, scratch, n * size);
+        in_cache_.execute(scratch, n, size, scale);
+        narrow_(scratch, x + r * stride, n * size);
+      }
+    });
+  }
+
+ private:
+  int log2n_;
+  int threads_;
+  CpuWht<float> in_cache_;  ///< one thread
+  Widen widen_;
+  Narrow narrow_;
+  detail::ConvertingWht<H, float> widened_;
 };
 
 class CpuBackend final : public detail::BackendImpl {
@@ -529,7 +580,12 @@ class CpuBackend final : public detail::BackendImpl {
     return detail::make_for_word<CpuDyadic, detail::DyadicKernel>(word, log2n, threads_, isa_);
   }
   std::unique_ptr<detail::WhtKernel> make_wht16(int log2n, detail::Word16 word, Order order) const override {
-    if (order != Order::hadamard || isa_.wht_rows_f16 == nullptr) return nullptr;  // the front end widens
+    if (isa_.wht_rows_f16 == nullptr) return nullptr;  // the front end widens
+    if (order != Order::hadamard) {
+      if (word == detail::Word16::f16)
+        return std::make_unique<CpuOrderedWht16<float16>>(log2n, order, threads_, isa_, isa_.widen_f16, isa_.narrow_f16);
+      return std::make_unique<CpuOrderedWht16<bfloat16>>(log2n, order, threads_, isa_, isa_.widen_bf16, isa_.narrow_bf16);
+    }
     if (word == detail::Word16::f16)
       return std::make_unique<CpuWht16<float16>>(
           log2n, threads_, CpuWht16<float16>::Kernels{isa_.wht_rows_f16, isa_.wht_f16, isa_.halves_in_registers_log2});
