@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
-#include "core/converting_wht.hpp"
 #include "core/memory.hpp"
 #include "cpu/backends.hpp"
 #include "cpu/isa.hpp"
@@ -29,8 +28,9 @@ constexpr int kRowParallelLog2 = 15;
 
 /// Big buffers are costly to get fresh: every page is faulted in and zeroed on first touch
 /// (measured here: 128 MiB take 80–180 ms, more than the convolution that needs them). The
-/// cpu backend therefore keeps the most recently released big buffer (one, of at most
-/// kKeepBytes) for the next spectrum or reordering scratch.
+/// cpu backend therefore keeps the two most recently released big buffers (together at most
+/// kKeepBytes) for the next spectrum, reordering scratch or row of float scratch: a 16-bit row
+/// in Paley or sequency order takes two at once (its float copy and the reordering's scratch).
 class BufferPool {
  public:
   static constexpr std::size_t kKeepBytes = std::size_t{1} << 30;
@@ -44,7 +44,8 @@ class BufferPool {
   void* take(std::size_t bytes) {
     {
       const std::lock_guard lock(mutex_);
-      if (kept_ != nullptr && kept_bytes_ == bytes) return std::exchange(kept_, nullptr);
+      for (Kept& k : kept_)
+        if (k.p != nullptr && k.bytes == bytes) return std::exchange(k, Kept{}).p;
     }
     detail::require_memory(bytes, "the cpu backend's work buffer (a spectrum or reordering scratch)");
     void* p = std::aligned_alloc(kHugePage, bytes);
@@ -53,22 +54,34 @@ class BufferPool {
     return p;
   }
 
+  /// Keeps p, the newest, and the newest one kept before it if both fit kKeepBytes.
   void give(void* p, std::size_t bytes) noexcept {
     if (bytes > kKeepBytes) return std::free(p);
     const std::lock_guard lock(mutex_);
-    std::free(kept_);
-    kept_ = p;
-    kept_bytes_ = bytes;
+    Kept older = kept_[0].p != nullptr ? kept_[0] : kept_[1];
+    const Kept evicted = kept_[0].p != nullptr ? kept_[1] : Kept{};
+    std::free(evicted.p);
+    if (older.bytes + bytes > kKeepBytes) {
+      std::free(older.p);
+      older = Kept{};
+    }
+    kept_[0] = Kept{p, bytes};
+    kept_[1] = older;
   }
 
-  ~BufferPool() { std::free(kept_); }
+  ~BufferPool() {
+    for (const Kept& k : kept_) std::free(k.p);
+  }
 
   static constexpr std::size_t kHugePage = detail::kHugePageBytes;
 
  private:
+  struct Kept {
+    void* p = nullptr;
+    std::size_t bytes = 0;
+  };
   std::mutex mutex_;
-  void* kept_ = nullptr;
-  std::size_t kept_bytes_ = 0;
+  Kept kept_[2];  ///< the newest first
 };
 
 /// `words` words, 64-byte aligned; from 128 KiB (where malloc turns to mmap and fresh pages)
@@ -512,11 +525,12 @@ class CpuWht16 final : public detail::WhtKernel {
   std::size_t scratch_words_;  ///< 0: rows short enough for the registers
 };
 
-/// The WHT of 16-bit floats H in Paley or sequency order: rows that fit the cache shared out
-/// among the threads by rows, a run of them at a time widened into this thread's scratch (in
-/// cache), transformed and reordered there by the float kernel (CpuWht<float> on one thread),
-/// and rounded back; longer rows and rows a team shares by the front end's way (float copies of
-/// blocks of rows: core/converting_wht.hpp), as all 16-bit rows went before.
+/// The WHT of 16-bit floats H in Paley or sequency order, through float scratch: rows that fit
+/// the cache shared out among the threads by rows, a run of them at a time widened into the
+/// thread's kept scratch (in cache), transformed and reordered there by the float kernel on one
+/// thread, and rounded back; longer rows, and rows a team shares, one at a time through a row
+/// of scratch from the backend's pool, by the team. (Before, the front end widened blocks of
+/// rows into a fresh, zero-filled buffer per call: core/converting_wht.hpp.)
 template <class H>
 class CpuOrderedWht16 final : public detail::WhtKernel {
  public:
@@ -527,16 +541,22 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
       : log2n_(log2n),
         threads_(threads),
         in_cache_(log2n, order, 1, isa),
+        by_team_(log2n, order, threads, isa),
         widen_(widen),
-        narrow_(narrow),
-        widened_(std::make_unique<CpuWht<float>>(log2n, order, threads, isa), log2n,
-                 "16-bit float device arrays need the cuda backend", widen, narrow) {}
+        narrow_(narrow) {}
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     const std::size_t size = std::size_t{1} << log2n_;
-    if (size * sizeof(float) > Geometry::of_this_cpu().block_bytes || team_shared(rows, log2n_, threads_))
-      return widened_.execute(data, rows, stride, scale);
     H* const x = static_cast<H*>(data);
+    if (size * sizeof(float) > Geometry::of_this_cpu().block_bytes || team_shared(rows, log2n_, threads_)) {
+      const WordBuffer<float> scratch(size);
+      for (std::size_t r = 0; r < rows; ++r) {
+        convert(x + r * stride, scratch.data(), size, widen_);
+        by_team_.execute(scratch.data(), 1, size, scale);
+        convert(scratch.data(), x + r * stride, size, narrow_);
+      }
+      return;
+    }
     // Rows back to back convert as one run of up to the kept scratch's size.
     const std::size_t run = stride == size ? std::max<std::size_t>(1, kKeptWords >> log2n_) : 1;
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
@@ -552,12 +572,25 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
   }
 
  private:
+  /// to[0, count) ← from[0, count) through `f` (widen_ or narrow_), shared by the team.
+  template <class From, class To>
+  void convert(const From* from, To* to, std::size_t count, void (*f)(const From*, To*, std::size_t)) const {
+    const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const auto shares = static_cast<std::ptrdiff_t>(team);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (std::ptrdiff_t t = 0; t < shares; ++t) {
+      const std::size_t first = count / static_cast<std::size_t>(team) * static_cast<std::size_t>(t);
+      const std::size_t last = t + 1 == shares ? count : first + count / static_cast<std::size_t>(team);
+      f(from + first, to + first, last - first);
+    }
+  }
+
   int log2n_;
   int threads_;
   CpuWht<float> in_cache_;  ///< one thread
+  CpuWht<float> by_team_;   ///< the backend's threads
   Widen widen_;
   Narrow narrow_;
-  detail::ConvertingWht<H, float> widened_;
 };
 
 class CpuBackend final : public detail::BackendImpl {
