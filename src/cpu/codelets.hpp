@@ -353,22 +353,21 @@ struct SimdOps {
   /// Src: T, or 16-bit floats widened as they are loaded (kHalves).
   template <class Src = T>
   static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1) {
+    if constexpr (!std::is_same_v<Src, T>) {
+      if (src == nullptr) return first_sweep<T>(x, m, nullptr, upto);
+    }
     if (upto < 0 || upto > m) upto = m;
     if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src, upto);
     const std::size_t n = std::size_t{1} << m;
+    const Src* from = src;
+    if constexpr (std::is_same_v<Src, T>) from = src != nullptr ? src : x;
     if (upto < kLanesLog2) {  // rows shorter than a vector: some of the in-vector stages
-      if (upto == 0) {
-        if (src != nullptr) copy(x, src, n);
-      } else if (src != nullptr) {
-        in_vector_stages(x, src, n, upto, T(1));
-      } else {
-        in_vector_stages(x, x, n, upto, T(1));
-      }
+      if (upto > 0) in_vector_stages(x, from, n, upto, T(1));
+      else if (src != nullptr) copy(x, src, n);
       return upto;
     }
     const int k = upto - kLanesLog2 < kRadixLog2 ? upto - kLanesLog2 : kRadixLog2;
-    if (src != nullptr) first_sweep_k(x, src, n, k, T(1));
-    else first_sweep_k(x, x, n, k, T(1));
+    first_sweep_k(x, from, n, k, T(1));
     return kLanesLog2 + k;
   }
 
