@@ -112,12 +112,30 @@ class WordBuffer {
   std::size_t bytes_ = 0;  ///< nonzero: pooled
 };
 
+/// Below this many words in all (log2), a batch is transformed on one thread; from it on, a
+/// single row is shared by a team of two (Pipeline's kMinWordsPerThread per thread).
+constexpr int kTeamLog2 = 15;
+
 /// The team for `rows` rows of 2^log2n words shared out by rows, on `threads` (0: OpenMP's
-/// default): one thread below 2^15 words in all, and never more threads than rows.
+/// default): one thread below 2^kTeamLog2 words in all, and never more threads than rows.
 inline int row_team(std::size_t rows, int log2n, int threads) {
   const int want = threads > 0 ? threads : omp_get_max_threads();
-  return (rows << log2n) >= (std::size_t{1} << 15) ? static_cast<int>(std::clamp<std::size_t>(rows, 1, static_cast<std::size_t>(want)))
-                                                    : 1;
+  return (rows << log2n) >= (std::size_t{1} << kTeamLog2)
+             ? static_cast<int>(std::clamp<std::size_t>(rows, 1, static_cast<std::size_t>(want)))
+             : 1;
+}
+
+/// f(first, last) on `count` words split into one contiguous share per thread of `threads`
+/// (0: OpenMP's default).
+template <class F>
+void for_word_shares(std::size_t count, int threads, F&& f) {
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+  const auto shares = static_cast<std::ptrdiff_t>(team);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (std::ptrdiff_t t = 0; t < shares; ++t) {
+    const std::size_t first = count / static_cast<std::size_t>(team) * static_cast<std::size_t>(t);
+    f(first, t + 1 == shares ? count : first + count / static_cast<std::size_t>(team));
+  }
 }
 
 /// f(first, count) on contiguous shares of `rows` rows, one per thread of row_team().
@@ -149,7 +167,7 @@ class CpuWht final : public detail::WhtKernel {
     }
     if (rows > 1 && log2n_ <= kRowParallelLog2) {
       const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
-#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 15))
+#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
       {
         const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
 #pragma omp for schedule(static)
@@ -282,7 +300,7 @@ class CpuWht final : public detail::WhtKernel {
       };
       if (rows > 1 && log2n_ <= kRowParallelLog2) {
         const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
-#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << 15))
+#pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
         {
           const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
 #pragma omp for schedule(static)
@@ -353,15 +371,9 @@ class CpuWht final : public detail::WhtKernel {
   /// row ← row in the plan's order, through `scratch` (a whole row's room), on `threads`.
   void reorder_through(W* row, W* scratch, int threads) const {
     kernels_.reorder(row, scratch, 1, log2n_, order_, threads);
-    const int team = threads > 0 ? threads : omp_get_max_threads();
-    const std::size_t size = std::size_t{1} << log2n_;
-    const auto chunks = static_cast<std::ptrdiff_t>(team);
-#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-    for (std::ptrdiff_t c = 0; c < chunks; ++c) {
-      const std::size_t first = size / team * static_cast<std::size_t>(c);
-      const std::size_t last = c + 1 == chunks ? size : first + size / team;
+    for_word_shares(std::size_t{1} << log2n_, threads, [&](std::size_t first, std::size_t last) {
       std::copy(scratch + first, scratch + last, row + first);
-    }
+    });
   }
 
   static constexpr int kTableLog2 = 12;
@@ -472,7 +484,7 @@ inline float* kept_scratch() {
 /// kMinWordsPerThread per thread).
 inline bool team_shared(std::size_t rows, int log2n, int threads) {
   const int want = threads > 0 ? threads : omp_get_max_threads();
-  return row_team(rows, log2n, threads) < want && log2n >= 15;
+  return row_team(rows, log2n, threads) < want && log2n >= kTeamLog2;
 }
 
 /// The WHT of 16-bit floats H (float16, bfloat16) in natural order, computed in float, each
@@ -550,10 +562,14 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
     H* const x = static_cast<H*>(data);
     if (size * sizeof(float) > Geometry::of_this_cpu().block_bytes || team_shared(rows, log2n_, threads_)) {
       const WordBuffer<float> scratch(size);
+      float* const wide = scratch.data();
       for (std::size_t r = 0; r < rows; ++r) {
-        convert(x + r * stride, scratch.data(), size, widen_);
-        by_team_.execute(scratch.data(), 1, size, scale);
-        convert(scratch.data(), x + r * stride, size, narrow_);
+        H* const row = x + r * stride;
+        for_word_shares(size, threads_,
+                        [&](std::size_t first, std::size_t last) { widen_(row + first, wide + first, last - first); });
+        by_team_.execute(wide, 1, size, scale);
+        for_word_shares(size, threads_,
+                        [&](std::size_t first, std::size_t last) { narrow_(wide + first, row + first, last - first); });
       }
       return;
     }
@@ -572,19 +588,6 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
   }
 
  private:
-  /// to[0, count) ← from[0, count) through `f` (widen_ or narrow_), shared by the team.
-  template <class From, class To>
-  void convert(const From* from, To* to, std::size_t count, void (*f)(const From*, To*, std::size_t)) const {
-    const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const auto shares = static_cast<std::ptrdiff_t>(team);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
-    for (std::ptrdiff_t t = 0; t < shares; ++t) {
-      const std::size_t first = count / static_cast<std::size_t>(team) * static_cast<std::size_t>(t);
-      const std::size_t last = t + 1 == shares ? count : first + count / static_cast<std::size_t>(team);
-      f(from + first, to + first, last - first);
-    }
-  }
-
   int log2n_;
   int threads_;
   CpuWht<float> in_cache_;  ///< one thread
