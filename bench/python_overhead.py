@@ -38,12 +38,14 @@ def main() -> None:
     batch = rng.standard_normal((4, n)).astype(np.float32)
     row = x.reshape(1, -1).copy()
     out = np.empty_like(x)
+    strided = np.empty(2 * n, np.float32)[::2]
     system = fastconv.DyadicSystem(g)
     cases = [
         ("extension entry point `_wht_float32` (in place)", lambda: _fastconv._wht_float32(row, "hadamard", "none", "native", "auto")),
         ("`wht(x)` float32", lambda: fastconv.wht(x)),
         ("`wht(x, out=x)` float32 (in place)", lambda: fastconv.wht(x, out=x)),
         ("`wht(x, out=out)` float32", lambda: fastconv.wht(x, out=out)),
+        ("`wht(x, out=out[::2])` float32 (a strided out: the general path)", lambda: fastconv.wht(x, out=strided)),
         ("`wht(x)` int32 (exact)", lambda: fastconv.wht(xi)),
         ("`wht(x)` float32, 4 rows", lambda: fastconv.wht(batch)),
         ("`wht(x, order=\"sequency\", normalize=\"orthonormal\")`", lambda: fastconv.wht(x, order="sequency", normalize="orthonormal")),

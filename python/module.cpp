@@ -18,6 +18,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <new>
 #include <span>
@@ -217,6 +218,31 @@ nb::ndarray<nb::numpy, T> wht_new(nb::ndarray<const T, nb::c_contig, nb::device:
   return out;
 }
 
+/// W·x along the last axis of a C-contiguous host array into `out`, a C-contiguous host array
+/// of x's shape (it may overlap x): the Python package's wht(x, out=out) for floating-point
+/// arrays in one call, instead of an aligned copy, its transform and a copy into out (about
+/// 4 µs a call more, and two passes over the data: docs/benchmarks.md). The plan is made, and
+/// so every argument checked, before out is written; a floating-point transform has no error
+/// that depends on the data. The other arguments as for wht_rows.
+template <class T>
+void wht_into(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, nb::ndarray<T, nb::c_contig, nb::device::cpu> out,
+              std::string_view order, std::string_view normalize, std::string_view accumulate,
+              const BackendArg& backend) {
+  const fastconv::WhtOptions options = parse_wht_options(order, normalize, accumulate);
+  const Backend b = to_backend(backend);
+  if (x.ndim() == 0)
+    throw Error(ErrorCode::invalid_argument, "wht needs an array of at least one dimension, not a scalar");
+  bool same_shape = out.ndim() == x.ndim();
+  for (std::size_t i = 0; same_shape && i < x.ndim(); ++i) same_shape = out.shape(i) == x.shape(i);
+  if (!same_shape) throw Error(ErrorCode::invalid_argument, "out must have the shape of x");
+  const std::size_t size = x.size(), length = x.shape(x.ndim() - 1);
+  const fastconv::WhtPlan<T> plan(fastconv::log2_exact(length, "WHT row"), options, b);
+  if (size == 0) return;
+  nb::gil_scoped_release release;
+  if (out.data() != x.data()) std::memmove(out.data(), x.data(), size * sizeof(T));  // memmove: they may overlap
+  plan.execute(std::span<T>(out.data(), size), size / length, length);
+}
+
 /// bfloat16 rows of a NumPy array (ml_dtypes' bfloat16, which NumPy cannot export through
 /// DLPack), passed as their uint16 bit patterns.
 void wht_bfloat16_bits(nb::ndarray<std::uint16_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> bits,
@@ -308,6 +334,10 @@ void bind_dyadic(nb::module_& m, const char* suffix) {
   if constexpr (!std::is_same_v<T, fastconv::bfloat16>)  // NumPy's bfloat16 (ml_dtypes) has no DLPack type
     m.def(("_wht_new_"s + suffix).c_str(), &wht_new<T>, "x"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
           "backend"_a, "The transform along the last axis of a C-contiguous host array, as a new array.");
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, fastconv::float16>)  // integers: out untouched on overflow
+    m.def(("_wht_into_"s + suffix).c_str(), &wht_into<T>, "x"_a.noconvert(), "out"_a.noconvert(), "order"_a,
+          "normalize"_a, "accumulate"_a, "backend"_a,
+          "The transform along the last axis of a C-contiguous host array into out, a C-contiguous array of its shape.");
   if constexpr (fastconv::Element<T>) {
     m.def(("_convolve_"s + suffix).c_str(), &convolve<T>, "f"_a.noconvert(), "g"_a.noconvert(), "accumulate"_a,
           "backend"_a);

@@ -146,6 +146,9 @@ def _check_row_length(length: int) -> None:
 _WHT_NEW = {np.dtype(name): getattr(_fastconv, "_wht_new_" + name) for name in ("float32", "float64", "int32", "int64", "float16")}
 # The same arrays in place (wht(x, out=x)): straight to the extension's transform of rows.
 _WHT_ROWS = {dtype: getattr(_fastconv, "_wht_" + dtype.name) for dtype in _WHT_NEW}
+# wht(x, out=out) in one call for floating-point arrays (integers keep the general path, which
+# leaves out untouched when a result overflows).
+_WHT_INTO = {np.dtype(name): getattr(_fastconv, "_wht_into_" + name) for name in ("float32", "float64", "float16")}
 
 
 def wht(
@@ -169,9 +172,9 @@ def wht(
     other floats float64). A CUDA tensor is transformed by the cuda backend on its device
     and the framework's current stream (backend "auto" or "cuda"); exact integer transforms
     run on the host only. With `out` (NumPy inputs only) the result is written to `out` (a
-    writable NumPy array of x's shape and resulting dtype) and `out` is returned; ``wht(x,
-    out=x)`` on a C-contiguous x transformed along its last axis works in place without any
-    copy. Integer results are exact (IntegerOverflowError if one does not fit; the data are
+    writable NumPy array of x's shape and resulting dtype; it may overlap x) and `out` is
+    returned; ``wht(x, out=x)`` on a C-contiguous x transformed along its last axis works in
+    place without any copy. Integer results are exact (IntegerOverflowError if one does not fit; the data are
     then left untouched).
 
     `accumulate`: "native" (float32 computed in float32, float16 and bfloat16 in float32) or
@@ -190,6 +193,18 @@ def wht(
             if rows is not None:
                 rows(x.reshape(-1, x.shape[-1]), order, normalize, accumulate, backend)
                 return x
+        elif (
+            type(out) is np.ndarray
+            and out.dtype == x.dtype
+            and out.shape == x.shape
+            and x.flags.c_contiguous
+            and out.flags.c_contiguous
+            and out.flags.writeable
+        ):
+            into = _WHT_INTO.get(x.dtype)
+            if into is not None:
+                into(x, out, order, normalize, accumulate, backend)
+                return out
     framework = _arrays.framework_of(x)
     if framework is not None:
         if out is not None:

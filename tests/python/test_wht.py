@@ -113,7 +113,8 @@ def test_large_results_are_aligned_and_correct(order):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
 def test_one_call_path_matches_the_general_one(dtype):
     # A C-contiguous array along its last axis takes one call of the extension (copy and
-    # transform); with out= it takes the general path. Both must give the same result.
+    # transform), and so does out= another C-contiguous array of a floating-point dtype; a
+    # strided out= takes the general path. All must give the same result.
     rng = np.random.default_rng(13)
     for shape in [(1,), (8,), (3, 16), (2, 3, 4), (2**12,)]:
         x = rng.integers(-4, 5, shape).astype(dtype)
@@ -121,7 +122,12 @@ def test_one_call_path_matches_the_general_one(dtype):
             for normalize in (["none"] if np.dtype(dtype).kind == "i" else ["none", "orthonormal", "inverse"]):
                 before = x.copy()
                 y = fastconv.wht(x, order=order, normalize=normalize)
-                general = fastconv.wht(x, order=order, normalize=normalize, out=np.empty_like(x))
+                strided = np.empty(x.shape[:-1] + (2 * x.shape[-1],), dtype)[..., ::2]
+                general = fastconv.wht(x, order=order, normalize=normalize, out=strided)
+                assert general is strided
+                into = np.empty_like(x)
+                assert fastconv.wht(x, order=order, normalize=normalize, out=into) is into
+                np.testing.assert_array_equal(into, general)
                 assert y.dtype == x.dtype and y.shape == x.shape and y.flags.c_contiguous and y.flags.writeable
                 assert not np.shares_memory(x, y)
                 np.testing.assert_array_equal(y, general)
@@ -152,6 +158,48 @@ def test_one_call_path_errors_and_edges():
     np.testing.assert_array_equal(x, 2**30)
     big_endian = np.arange(8, dtype=">f4")  # not a dtype the one call takes: the general path
     np.testing.assert_array_equal(fastconv.wht(big_endian), fastconv.wht(big_endian.astype(np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_out_another_array_in_one_call(dtype):
+    rng = np.random.default_rng(17)
+    x = rng.integers(-4, 5, (3, 16)).astype(dtype)
+    before = x.copy()
+    out = np.full_like(x, 7)
+    assert fastconv.wht(x, normalize="orthonormal", out=out) is out
+    np.testing.assert_allclose(out.astype(np.float64), before.astype(np.float64) @ hadamard(16).T / 4, atol=1e-3)
+    np.testing.assert_array_equal(x, before)
+    # out overlapping x (views of one buffer): the result is still the transform of x as it was
+    for shift in (1, 5, 16, -3):
+        base = rng.integers(-4, 5, 64).astype(dtype)
+        x, out = (base[:32], base[shift:shift + 32]) if shift > 0 else (base[-shift:-shift + 32], base[:32])
+        expected = fastconv.wht(x.copy())
+        assert fastconv.wht(x, out=out) is out
+        np.testing.assert_array_equal(out, expected)
+    # every argument is checked before out is written
+    out = np.full((2, 8), 7, dtype)
+    for bad in [dict(order="fancy"), dict(normalize="twice"), dict(accumulate="triple"),
+                dict(backend="no-such-backend")]:
+        with pytest.raises(fastconv.InvalidArgumentError):
+            fastconv.wht(np.ones((2, 8), dtype), out=out, **bad)
+        np.testing.assert_array_equal(out, 7)
+    out = np.full((2, 6), 7, dtype)
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.wht(np.ones((2, 6), dtype), out=out)
+    np.testing.assert_array_equal(out, 7)
+    empty = np.empty((0, 4), dtype)
+    assert fastconv.wht(np.zeros((0, 4), dtype), out=empty) is empty
+    with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
+        fastconv.wht(np.zeros((0, 3), dtype), out=np.empty((0, 3), dtype))
+
+
+def test_out_another_array_left_untouched_on_integer_overflow():
+    x = np.full(4, 2**30, np.int32)
+    out = np.full(4, 7, np.int32)
+    with pytest.raises(fastconv.IntegerOverflowError):
+        fastconv.wht(x, out=out)
+    np.testing.assert_array_equal(out, 7)
+    np.testing.assert_array_equal(x, 2**30)
 
 
 def test_out_in_place_without_copy():
