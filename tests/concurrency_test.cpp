@@ -118,6 +118,43 @@ TYPED_TEST(ConcurrentWht, OnePlanOfShortRowsManyThreadsFromItsFirstCall) {
         }
 }
 
+// The cpu backend keeps a short Paley or sequency row's scratch (and a 16-bit row's floats,
+// whose ordered rows then call the float kernel with its own kept scratch) in a buffer per
+// thread for the thread's next call: plans of several sizes and orders, interleaved in a
+// different order on each thread and each round, must each give their serial result.
+TYPED_TEST(ConcurrentWht, PlansOfSeveralSizesInterleavedOnEachThread) {
+  using T = TypeParam;
+  struct Case {
+    Order order;
+    int log2n;
+    std::size_t rows;
+  };
+  const std::vector<Case> cases{{Order::sequency, 4, 1},  {Order::paley, 10, 1},   {Order::sequency, 13, 1},
+                                {Order::paley, 15, 1},    {Order::sequency, 6, 64}, {Order::paley, 12, 3},
+                                {Order::hadamard, 11, 2}, {Order::sequency, 14, 2}};
+  const Backend backend = Backend::cpu(2);
+  std::vector<WhtPlan<T>> plans;
+  std::vector<std::vector<std::vector<T>>> data(kThreads), expected(kThreads);
+  for (const Case& c : cases) plans.emplace_back(c.log2n, WhtOptions{c.order, Normalization::none}, backend);
+  for (int t = 0; t < kThreads; ++t)
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const std::size_t words = cases[i].rows << cases[i].log2n;
+      data[t].push_back(random_values<T>(words, 300 + 10 * t + static_cast<unsigned>(i)));
+      expected[t].push_back(data[t].back());
+      WhtPlan<T>(cases[i].log2n, WhtOptions{cases[i].order, Normalization::none}, backend)
+          .execute(std::span<T>(expected[t].back()), cases[i].rows, std::size_t{1} << cases[i].log2n);
+    }
+  on_threads([&](int t) {
+    for (int round = 0; round < 3; ++round)
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        const std::size_t i = (k * static_cast<std::size_t>(2 * (t + round) + 1) + static_cast<std::size_t>(t)) % cases.size();
+        std::vector<T> x = data[t][i];
+        plans[i].execute(std::span<T>(x), cases[i].rows, std::size_t{1} << cases[i].log2n);
+        EXPECT_TRUE(x == expected[t][i]) << "thread " << t << ", round " << round << ", case " << i;
+      }
+  });
+}
+
 // dyadic.hpp: "apply() may run concurrently"; the free functions are reentrant.
 TEST(ConcurrentDyadic, OneSystemAndFreeFunctionsManyThreads) {
   for (const Backend& backend : shared_backends()) {

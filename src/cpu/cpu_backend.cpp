@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -112,6 +113,48 @@ class WordBuffer {
   std::size_t bytes_ = 0;  ///< nonzero: pooled
 };
 
+/// Scratch of up to this many bytes is kept, one buffer per thread and owner, for the thread's
+/// next call: a fresh 64 KiB buffer for each call cost 16-bit rows of 2^9 … 2^12 floats 1.4–1.7×
+/// the time of the float transform, and malloc and free were 40 % of a sequency-order transform
+/// of 2^4 floats (docs/benchmarks.md).
+constexpr std::size_t kKeptBytes = std::size_t{64} << 10;
+
+/// Float scratch of up to this many words for 16-bit rows comes from the kept buffer.
+constexpr std::size_t kKeptWords = kKeptBytes / sizeof(float);
+static_assert(kKeptWords >= (std::size_t{1} << kHalvesScratchLog2));
+
+/// This thread's kept buffer of kKeptBytes for Owner, 64-byte aligned: one per owner, so that
+/// a kernel that keeps its data in its own (the 16-bit rows) can call another that keeps its
+/// scratch in its own (CpuWht<float>) without the two sharing memory.
+template <class W, class Owner>
+W* kept_buffer() {
+  struct Free {
+    void operator()(W* p) const noexcept { std::free(p); }
+  };
+  static constexpr auto allocate = [] {
+    auto* p = static_cast<W*>(std::aligned_alloc(64, kKeptBytes));
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  };
+  thread_local const std::unique_ptr<W, Free> words(allocate());
+  return words.get();
+}
+
+/// Room for `words` words for one call on this thread: Owner's kept buffer where that is large
+/// enough, else a WordBuffer of its own.
+template <class W, class Owner>
+class CallScratch {
+ public:
+  explicit CallScratch(std::size_t words)
+      : owned_(words * sizeof(W) > kKeptBytes ? std::make_unique<WordBuffer<W>>(words) : nullptr),
+        data_(owned_ ? owned_->data() : kept_buffer<W, Owner>()) {}
+  [[nodiscard]] W* data() const noexcept { return data_; }
+
+ private:
+  std::unique_ptr<WordBuffer<W>> owned_;
+  W* data_;
+};
+
 /// Below this many words in all (log2), a batch is transformed on one thread; from it on, a
 /// single row is shared by a team of two (Pipeline's kMinWordsPerThread per thread).
 constexpr int kTeamLog2 = 15;
@@ -169,14 +212,14 @@ class CpuWht final : public detail::WhtKernel {
       const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
 #pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
       {
-        const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+        const std::optional<Scratch> scratch = scratch_for(size);
 #pragma omp for schedule(static)
-        for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, 1, scale, scratch.get());
+        for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, 1, scale, data_of(scratch));
       }
       return;
     }
-    const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
-    for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, threads_, scale, scratch.get());
+    const std::optional<Scratch> scratch = scratch_for(size);
+    for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, threads_, scale, data_of(scratch));
   }
 
  private:
@@ -209,7 +252,7 @@ class CpuWht final : public detail::WhtKernel {
     const std::size_t step =
         gaps || order_ != Order::hadamard ? std::min(count, std::max<std::size_t>(1, kTableWords >> log2n_)) : count;
     const std::unique_ptr<WordBuffer<W>> buffer = gaps ? std::make_unique<WordBuffer<W>>(step * size) : nullptr;
-    const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(std::max(size, kTableWords));
+    const std::optional<Scratch> scratch = scratch_for(std::max(size, kTableWords));
     for (std::size_t r = first; r < first + count; r += step) {
       const std::size_t n = std::min(step, first + count - r);
       W* run = gaps ? buffer->data() : base + r * size;
@@ -218,7 +261,7 @@ class CpuWht final : public detail::WhtKernel {
       if ((stop != nullptr && stop->load(std::memory_order_relaxed)) ||
           !kernels_.wht_rows(run, n, log2n_, scale, limit, Geometry::of_this_cpu()))
         return r - first;
-      reorder_rows(run, n, scratch.get());
+      reorder_rows(run, n, data_of(scratch));
       if (gaps)
         for (std::size_t i = 0; i < n; ++i) std::copy_n(run + i * size, size, base + (r + i) * stride);
     }
@@ -226,7 +269,7 @@ class CpuWht final : public detail::WhtKernel {
   }
 
   /// `count` rows back to back from `at`, transformed in natural order, into the plan's order
-  /// (`scratch`: scratch_for(max(size, kTableWords))), a run of up to 2^kTableLog2 words (or
+  /// (`s`: room for max(size, kTableWords) words), a run of up to 2^kTableLog2 words (or
   /// one longer row) at a time, while it is in L1. Where the kernels do rows of this length in
   /// vectors (tiles transposed in registers; one lane permutation per vector for rows no longer
   /// than a vector), through them; other rows up to 2^kTableLog2 words through a table made on
@@ -234,7 +277,7 @@ class CpuWht final : public detail::WhtKernel {
   /// natural_index), with no work per row. (Rows of 2^4 … 2^12 floats, on AVX-512: through
   /// the kernels' vectors 0.11–0.28 ns a word, through the table 0.6; row by row through
   /// scalar tiled permutations, before either, 1.4–7.4.)
-  void reorder_rows(W* at, std::size_t count, const WordBuffer<W>* scratch) const {
+  void reorder_rows(W* at, std::size_t count, W* s) const {
     if (order_ == Order::hadamard) return;
     const std::size_t size = std::size_t{1} << log2n_, words = count * size;
     const std::size_t run_words = std::max(size, kTableWords);
@@ -246,7 +289,6 @@ class CpuWht final : public detail::WhtKernel {
           table_[i] = static_cast<std::uint16_t>((i & ~(size - 1)) | natural_index(i & (size - 1), log2n_, order_));
       });
     }
-    W* s = scratch->data();
     for (std::size_t run = 0; run < words; run += run_words) {
       W* x = at + run;
       const std::size_t n = std::min(run_words, words - run);  // a multiple of the row size
@@ -265,9 +307,15 @@ class CpuWht final : public detail::WhtKernel {
     for_row_shares(rows, log2n_, threads_, f);
   }
 
-  std::unique_ptr<WordBuffer<W>> scratch_for(std::size_t size) const {
-    return order_ == Order::hadamard ? nullptr : std::make_unique<WordBuffer<W>>(size);
+  /// Scratch for a call's Paley or sequency rows, kept by this thread where it is small.
+  using Scratch = CallScratch<W, CpuWht>;
+
+  std::optional<Scratch> scratch_for(std::size_t size) const {
+    if (order_ == Order::hadamard) return std::nullopt;
+    return std::optional<Scratch>(std::in_place, size);
   }
+
+  static W* data_of(const std::optional<Scratch>& scratch) { return scratch ? scratch->data() : nullptr; }
 
   Bounded execute_bounded(void* data, std::size_t rows, std::size_t stride, int limit_log2) const override {
     if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>) {
@@ -293,7 +341,7 @@ class CpuWht final : public detail::WhtKernel {
       }
       std::vector<char> done(rows, 0);
       std::atomic<bool> exceeded{false};
-      auto row_task = [&](std::ptrdiff_t r, int threads, const WordBuffer<W>* scratch) {
+      auto row_task = [&](std::ptrdiff_t r, int threads, W* scratch) {
         if (exceeded.load(std::memory_order_relaxed)) return;
         if (transform_row(base + r * stride, threads, 1.0, scratch, limit_log2)) done[r] = 1;
         else exceeded.store(true, std::memory_order_relaxed);
@@ -302,23 +350,23 @@ class CpuWht final : public detail::WhtKernel {
         const int team = threads_ > 0 ? threads_ : omp_get_max_threads();
 #pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
         {
-          const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+          const std::optional<Scratch> scratch = scratch_for(size);
 #pragma omp for schedule(static)
-          for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, 1, scratch.get());
+          for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, 1, data_of(scratch));
         }
       } else {
-        const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
-        for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, threads_, scratch.get());
+        const std::optional<Scratch> scratch = scratch_for(size);
+        for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, threads_, data_of(scratch));
       }
       if (!exceeded.load()) return Bounded::done;
       // Restore the rows already transformed. Their inputs were below 2^limit_log2 ≤ 2^(bits−n)
       // in magnitude; every order's matrix is symmetric with W·W = 2^n·I, so transforming
       // again gives 2^n·x exactly in the ring, and an arithmetic shift gives x back.
-      const std::unique_ptr<WordBuffer<W>> scratch = scratch_for(size);
+      const std::optional<Scratch> scratch = scratch_for(size);
       for (std::ptrdiff_t r = 0; r < n_rows; ++r) {
         if (done[r] == 0) continue;
         W* row = base + r * stride;
-        transform_row(row, threads_, 1.0, scratch.get());
+        transform_row(row, threads_, 1.0, data_of(scratch));
         divide_out(row, size, log2n_);
       }
       return Bounded::exceeded;
@@ -336,7 +384,7 @@ class CpuWht final : public detail::WhtKernel {
   /// transform's time, against 2.7–3.0× out of place first; fused and streamed, 1.5–1.9×;
   /// 2^12 … 2^20: 1.4–1.9×.) With limit ≥ 0 (integer words), the kernels' bound check: false,
   /// and the row as it was, if it fails.
-  bool transform_row(W* row, int threads, double scale, const WordBuffer<W>* scratch, int limit = -1) const {
+  bool transform_row(W* row, int threads, double scale, W* scratch, int limit = -1) const {
     const Geometry& g = Geometry::of_this_cpu();
     const auto transform = [&](W* out) {  // row → out in natural order, on `threads` as it is then
       if (limit < 0) {
@@ -347,18 +395,18 @@ class CpuWht final : public detail::WhtKernel {
     };
     if (order_ == Order::hadamard) return transform(row);
     threads = ordered_team(threads);
-    switch (kernels_.ordered(row, row, scratch->data(), log2n_, order_, scale, threads, limit, g)) {
+    switch (kernels_.ordered(row, row, scratch, log2n_, order_, scale, threads, limit, g)) {
       case Fused::done: return true;
       case Fused::exceeded: return false;
       case Fused::declined: break;
     }
     if (!in_place_first()) {
-      if (!transform(scratch->data())) return false;
-      kernels_.reorder(scratch->data(), row, 1, log2n_, order_, threads);
+      if (!transform(scratch)) return false;
+      kernels_.reorder(scratch, row, 1, log2n_, order_, threads);
       return true;
     }
     if (!transform(row)) return false;
-    reorder_through(row, scratch->data(), threads);
+    reorder_through(row, scratch, threads);
     return true;
   }
 
@@ -460,25 +508,6 @@ class CpuDyadic final : public detail::DyadicKernel {
   const WordKernels<W>& kernels_;
 };
 
-/// Float scratch of up to this many words for 16-bit rows is kept, one per thread, for the
-/// thread's next call: a fresh 64 KiB buffer for each call cost rows of 2^9 … 2^12 floats
-/// 1.4–1.7× the time of the float transform.
-constexpr std::size_t kKeptWords = std::size_t{1} << kHalvesScratchLog2;
-
-/// This thread's kept scratch: kKeptWords floats, 64-byte aligned.
-inline float* kept_scratch() {
-  struct Free {
-    void operator()(float* p) const noexcept { std::free(p); }
-  };
-  static constexpr auto allocate = [] {
-    auto* p = static_cast<float*>(std::aligned_alloc(64, kKeptWords * sizeof(float)));
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
-  };
-  thread_local const std::unique_ptr<float, Free> words(allocate());
-  return words.get();
-}
-
 /// Rows of 2^log2n words that a team of `threads` would share, since there are fewer rows than
 /// threads and the rows are long enough for a float transform's team (Pipeline's
 /// kMinWordsPerThread per thread).
@@ -495,6 +524,9 @@ inline bool team_shared(std::size_t rows, int log2n, int threads) {
 /// (IsaKernels::wht_f16, wht_bf16). Either way no pass of its own widens the input, as the
 /// front end's float copies of blocks of rows do (core/wht16.hpp; against that way, on the AMD
 /// EPYC Zen 4 VM: docs/benchmarks.md).
+/// The owner of the 16-bit kernels' kept float scratch (kept_buffer).
+struct HalvesScratch;
+
 template <class H>
 class CpuWht16 final : public detail::WhtKernel {
  public:
@@ -524,7 +556,7 @@ class CpuWht16 final : public detail::WhtKernel {
     }
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
       if (scratch_words_ <= kKeptWords)
-        return kernels_.rows(x + first * stride, count, stride, log2n_, scale, kept_scratch(), g);
+        return kernels_.rows(x + first * stride, count, stride, log2n_, scale, kept_buffer<float, HalvesScratch>(), g);
       const WordBuffer<float> scratch(scratch_words_);
       kernels_.rows(x + first * stride, count, stride, log2n_, scale, scratch.data(), g);
     });
@@ -577,7 +609,7 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
     const std::size_t run = stride == size ? std::max<std::size_t>(1, kKeptWords >> log2n_) : 1;
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
       const std::unique_ptr<WordBuffer<float>> big = size > kKeptWords ? std::make_unique<WordBuffer<float>>(size) : nullptr;
-      float* const scratch = big ? big->data() : kept_scratch();
+      float* const scratch = big ? big->data() : kept_buffer<float, HalvesScratch>();
       for (std::size_t r = first; r < first + count; r += run) {
         const std::size_t n = std::min(run, first + count - r);
         widen_(x + r * stride, scratch, n * size);

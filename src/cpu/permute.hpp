@@ -240,14 +240,31 @@ class Reorder {
   /// every vector); returns the words done (whole vectors).
   static std::size_t within_vectors(const U* __restrict in, U* __restrict out, std::size_t words, int n, Order order) {
     const D d;
-    alignas(64) hwy::MakeSigned<U> lanes[L];
-    const std::size_t size = std::size_t{1} << n;
-    for (std::size_t l = 0; l < L; ++l)
-      lanes[l] = static_cast<hwy::MakeSigned<U>>((l & ~(size - 1)) | natural_index(l & (size - 1), n, order));
-    const auto idx = hn::SetTableIndices(d, lanes);
+    const auto idx = hn::SetTableIndices(d, lane_table(n, order));
     std::size_t i = 0;
     for (; i + L <= words; i += L) hn::StoreU(hn::TableLookupLanes(hn::LoadU(d, in + i), idx), d, out + i);
     return i;
+  }
+
+  /// within_vectors' lane indices for rows of 2^n ≤ L words in Paley or sequency order, made on
+  /// the first call: made per call, they were 40 % of a sequency transform of one row of 2^4
+  /// floats (docs/benchmarks.md).
+  static const hwy::MakeSigned<U>* lane_table(int n, Order order) {
+    struct Tables {
+      alignas(64) hwy::MakeSigned<U> lanes[2][q + 1][L];
+    };
+    static const Tables tables = [] {
+      Tables t{};
+      for (int o = 0; o < 2; ++o)
+        for (int k = 1; k <= q; ++k) {
+          const std::size_t size = std::size_t{1} << k;
+          for (std::size_t l = 0; l < L; ++l)
+            t.lanes[o][k][l] = static_cast<hwy::MakeSigned<U>>(
+                (l & ~(size - 1)) | natural_index(l & (size - 1), k, o == 0 ? Order::paley : Order::sequency));
+        }
+      return t;
+    }();
+    return tables.lanes[order == Order::sequency ? 1 : 0][n];
   }
 };
 
