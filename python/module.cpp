@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -219,11 +220,13 @@ nb::ndarray<nb::numpy, T> wht_new(nb::ndarray<const T, nb::c_contig, nb::device:
 }
 
 /// W·x along the last axis of a C-contiguous host array into `out`, a C-contiguous host array
-/// of x's shape (it may overlap x): the Python package's wht(x, out=out) for floating-point
-/// arrays in one call, instead of an aligned copy, its transform and a copy into out (about
-/// 4 µs a call more, and two passes over the data: docs/benchmarks.md). The plan is made, and
-/// so every argument checked, before out is written; a floating-point transform has no error
-/// that depends on the data. The other arguments as for wht_rows.
+/// of x's shape (it may overlap x): the Python package's wht(x, out=out) in one call, instead
+/// of an aligned copy, its transform and a copy into out in Python (about 4 µs a call more,
+/// and for floating point two passes over the data: docs/benchmarks.md). The plan is made, and
+/// so every argument checked, before out is written. Floating point: x copied into out and
+/// transformed there (no error depends on the data). Integers: transformed in an aligned copy
+/// that goes to out only if every result fits, so that an overflow leaves out as it was. The
+/// other arguments as for wht_rows.
 template <class T>
 void wht_into(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, nb::ndarray<T, nb::c_contig, nb::device::cpu> out,
               std::string_view order, std::string_view normalize, std::string_view accumulate,
@@ -239,8 +242,19 @@ void wht_into(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, nb::ndarray
   const fastconv::WhtPlan<T> plan(fastconv::log2_exact(length, "WHT row"), options, b);
   if (size == 0) return;
   nb::gil_scoped_release release;
-  if (out.data() != x.data()) std::memmove(out.data(), x.data(), size * sizeof(T));  // memmove: they may overlap
-  plan.execute(std::span<T>(out.data(), size), size / length, length);
+  if constexpr (std::integral<T>) {
+    struct Free {
+      void operator()(T* p) const noexcept { std::free(p); }
+    };
+    const std::unique_ptr<T, Free> work(static_cast<T*>(std::aligned_alloc(64, (size * sizeof(T) + 63) / 64 * 64)));
+    if (!work) throw std::bad_alloc();
+    std::copy_n(x.data(), size, work.get());
+    plan.execute(std::span<T>(work.get(), size), size / length, length);
+    std::copy_n(work.get(), size, out.data());
+  } else {
+    if (out.data() != x.data()) std::memmove(out.data(), x.data(), size * sizeof(T));  // memmove: they may overlap
+    plan.execute(std::span<T>(out.data(), size), size / length, length);
+  }
 }
 
 /// bfloat16 rows of a NumPy array (ml_dtypes' bfloat16, which NumPy cannot export through
@@ -334,7 +348,7 @@ void bind_dyadic(nb::module_& m, const char* suffix) {
   if constexpr (!std::is_same_v<T, fastconv::bfloat16>)  // NumPy's bfloat16 (ml_dtypes) has no DLPack type
     m.def(("_wht_new_"s + suffix).c_str(), &wht_new<T>, "x"_a.noconvert(), "order"_a, "normalize"_a, "accumulate"_a,
           "backend"_a, "The transform along the last axis of a C-contiguous host array, as a new array.");
-  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, fastconv::float16>)  // integers: out untouched on overflow
+  if constexpr (!std::is_same_v<T, fastconv::bfloat16>)
     m.def(("_wht_into_"s + suffix).c_str(), &wht_into<T>, "x"_a.noconvert(), "out"_a.noconvert(), "order"_a,
           "normalize"_a, "accumulate"_a, "backend"_a,
           "The transform along the last axis of a C-contiguous host array into out, a C-contiguous array of its shape.");

@@ -146,9 +146,9 @@ def _check_row_length(length: int) -> None:
 _WHT_NEW = {np.dtype(name): getattr(_fastconv, "_wht_new_" + name) for name in ("float32", "float64", "int32", "int64", "float16")}
 # The same arrays in place (wht(x, out=x)): straight to the extension's transform of rows.
 _WHT_ROWS = {dtype: getattr(_fastconv, "_wht_" + dtype.name) for dtype in _WHT_NEW}
-# wht(x, out=out) in one call for floating-point arrays (integers keep the general path, which
-# leaves out untouched when a result overflows).
-_WHT_INTO = {np.dtype(name): getattr(_fastconv, "_wht_into_" + name) for name in ("float32", "float64", "float16")}
+# wht(x, out=out), out another C-contiguous array of x's shape and dtype, in one call (which
+# leaves out untouched when an integer result overflows, as the general path does).
+_WHT_INTO = {dtype: getattr(_fastconv, "_wht_into_" + dtype.name) for dtype in _WHT_NEW}
 
 
 def wht(

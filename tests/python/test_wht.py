@@ -193,13 +193,31 @@ def test_out_another_array_in_one_call(dtype):
         fastconv.wht(np.zeros((0, 3), dtype), out=np.empty((0, 3), dtype))
 
 
-def test_out_another_array_left_untouched_on_integer_overflow():
-    x = np.full(4, 2**30, np.int32)
-    out = np.full(4, 7, np.int32)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_out_another_array_of_integers(dtype):
+    rng = np.random.default_rng(19)
+    x = rng.integers(-100, 100, (3, 16)).astype(dtype)
+    out = np.full_like(x, 7)
+    assert fastconv.wht(x, order="sequency", out=out) is out
+    np.testing.assert_array_equal(out, fastconv.wht(x, order="sequency"))
+    for shift in (1, 16, -3):  # out overlapping x
+        base = rng.integers(-100, 100, 64).astype(dtype)
+        x, out = (base[:32], base[shift:shift + 32]) if shift > 0 else (base[-shift:-shift + 32], base[:32])
+        expected = fastconv.wht(x.copy())
+        assert fastconv.wht(x, out=out) is out
+        np.testing.assert_array_equal(out, expected)
+    # an overflow leaves out as it was, also where out overlaps x
+    big = np.iinfo(dtype).max // 2
+    x = np.full(4, big, dtype)
+    out = np.full(4, 7, dtype)
     with pytest.raises(fastconv.IntegerOverflowError):
         fastconv.wht(x, out=out)
     np.testing.assert_array_equal(out, 7)
-    np.testing.assert_array_equal(x, 2**30)
+    np.testing.assert_array_equal(x, big)
+    base = np.full(6, big, dtype)
+    with pytest.raises(fastconv.IntegerOverflowError):
+        fastconv.wht(base[:4], out=base[2:])
+    np.testing.assert_array_equal(base, big)
 
 
 def test_out_in_place_without_copy():
