@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -29,7 +28,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/memory.hpp"  // advise_huge_pages, for NumPy results
+#include "core/memory.hpp"  // advise_huge_pages for NumPy results, allocate_words
 #include "fastconv/fastconv.hpp"
 
 namespace nb = nanobind;
@@ -243,11 +242,7 @@ void wht_into(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, nb::ndarray
   if (size == 0) return;
   nb::gil_scoped_release release;
   if constexpr (std::integral<T>) {
-    struct Free {
-      void operator()(T* p) const noexcept { std::free(p); }
-    };
-    const std::unique_ptr<T, Free> work(static_cast<T*>(std::aligned_alloc(64, (size * sizeof(T) + 63) / 64 * 64)));
-    if (!work) throw std::bad_alloc();
+    const auto work = fastconv::detail::allocate_words<T>(size);
     std::copy_n(x.data(), size, work.get());
     plan.execute(std::span<T>(work.get(), size), size / length, length);
     std::copy_n(work.get(), size, out.data());

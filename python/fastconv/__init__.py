@@ -174,8 +174,8 @@ def wht(
     run on the host only. With `out` (NumPy inputs only) the result is written to `out` (a
     writable NumPy array of x's shape and resulting dtype; it may overlap x) and `out` is
     returned; ``wht(x, out=x)`` on a C-contiguous x transformed along its last axis works in
-    place without any copy. Integer results are exact (IntegerOverflowError if one does not fit; the data are
-    then left untouched).
+    place without any copy. Integer results are exact (IntegerOverflowError if one does not
+    fit; the data, and `out`, are then left untouched).
 
     `accumulate`: "native" (float32 computed in float32, float16 and bfloat16 in float32) or
     "float64": float32, float16 and bfloat16 data are computed in float64 and each result is

@@ -128,15 +128,7 @@ static_assert(kKeptWords >= (std::size_t{1} << kHalvesScratchLog2));
 /// scratch in its own (CpuWht<float>) without the two sharing memory.
 template <class W, class Owner>
 W* kept_buffer() {
-  struct Free {
-    void operator()(W* p) const noexcept { std::free(p); }
-  };
-  static constexpr auto allocate = [] {
-    auto* p = static_cast<W*>(std::aligned_alloc(64, kKeptBytes));
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
-  };
-  thread_local const std::unique_ptr<W, Free> words(allocate());
+  thread_local const auto words = detail::allocate_words<W>(kKeptBytes / sizeof(W));
   return words.get();
 }
 
@@ -154,6 +146,9 @@ class CallScratch {
   std::unique_ptr<WordBuffer<W>> owned_;
   W* data_;
 };
+
+/// The owner of the 16-bit kernels' kept float scratch (CpuWht16, CpuOrderedWht16).
+struct HalvesScratch;
 
 /// Below this many words in all (log2), a batch is transformed on one thread; from it on, a
 /// single row is shared by a team of two (Pipeline's kMinWordsPerThread per thread).
@@ -524,9 +519,6 @@ inline bool team_shared(std::size_t rows, int log2n, int threads) {
 /// (IsaKernels::wht_f16, wht_bf16). Either way no pass of its own widens the input, as the
 /// front end's float copies of blocks of rows do (core/wht16.hpp; against that way, on the AMD
 /// EPYC Zen 4 VM: docs/benchmarks.md).
-/// The owner of the 16-bit kernels' kept float scratch (kept_buffer).
-struct HalvesScratch;
-
 template <class H>
 class CpuWht16 final : public detail::WhtKernel {
  public:
@@ -555,9 +547,7 @@ class CpuWht16 final : public detail::WhtKernel {
       return;
     }
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
-      if (scratch_words_ <= kKeptWords)
-        return kernels_.rows(x + first * stride, count, stride, log2n_, scale, kept_buffer<float, HalvesScratch>(), g);
-      const WordBuffer<float> scratch(scratch_words_);
+      const CallScratch<float, HalvesScratch> scratch(scratch_words_);
       kernels_.rows(x + first * stride, count, stride, log2n_, scale, scratch.data(), g);
     });
   }
@@ -608,8 +598,8 @@ class CpuOrderedWht16 final : public detail::WhtKernel {
     // Rows back to back convert as one run of up to the kept scratch's size.
     const std::size_t run = stride == size ? std::max<std::size_t>(1, kKeptWords >> log2n_) : 1;
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
-      const std::unique_ptr<WordBuffer<float>> big = size > kKeptWords ? std::make_unique<WordBuffer<float>>(size) : nullptr;
-      float* const scratch = big ? big->data() : kept_buffer<float, HalvesScratch>();
+      const CallScratch<float, HalvesScratch> kept(size);
+      float* const scratch = kept.data();
       for (std::size_t r = first; r < first + count; r += run) {
         const std::size_t n = std::min(run, first + count - r);
         widen_(x + r * stride, scratch, n * size);

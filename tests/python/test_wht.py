@@ -113,8 +113,8 @@ def test_large_results_are_aligned_and_correct(order):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
 def test_one_call_path_matches_the_general_one(dtype):
     # A C-contiguous array along its last axis takes one call of the extension (copy and
-    # transform), and so does out= another C-contiguous array of a floating-point dtype; a
-    # strided out= takes the general path. All must give the same result.
+    # transform), and so does out= another C-contiguous array; a strided out= takes the
+    # general path. All must give the same result.
     rng = np.random.default_rng(13)
     for shape in [(1,), (8,), (3, 16), (2, 3, 4), (2**12,)]:
         x = rng.integers(-4, 5, shape).astype(dtype)
