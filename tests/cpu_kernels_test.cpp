@@ -157,6 +157,47 @@ void check_wht_bounded(const IsaKernels& isa) {
         }
 }
 
+/// Where natural-order coefficient h goes in `order`, by the orders' definitions: Paley
+/// position = h's bits reversed; sequency position = the number of sign changes along Hadamard
+/// row h (counted directly for n ≤ 8, and from n = 9 on by the count's closed form, the prefix
+/// XOR of the reversed bits, which the direct count checks below that).
+std::size_t position_of(std::size_t h, int n, fastconv::Order order) {
+  std::size_t r = 0;
+  for (int i = 0; i < n; ++i) r |= ((h >> i) & 1) << (n - 1 - i);
+  if (order == fastconv::Order::paley) return r;
+  if (n <= 8) {
+    std::size_t changes = 0;
+    for (std::size_t j = 1; j < (std::size_t{1} << n); ++j)
+      changes += (std::popcount(h & j) & 1) != (std::popcount(h & (j - 1)) & 1);
+    return changes;
+  }
+  for (int s = 1; s < 64; s <<= 1) r ^= r >> s;
+  return r;
+}
+
+/// x's rows of 2^n words (natural order), each put into `order` by position_of (Paley or
+/// sequency; natural order: x).
+template <class V>
+V in_order(const V& x, int n, fastconv::Order order) {
+  if (order == fastconv::Order::hadamard) return x;
+  const std::size_t size = std::size_t{1} << n;
+  V out(x.size());
+  for (std::size_t r = 0; r < x.size(); r += size)
+    for (std::size_t h = 0; h < size; ++h) out[r + position_of(h, n, order)] = x[r + h];
+  return out;
+}
+
+/// Whether wht_rows must order rows of 2^n words of W itself on this instruction set: on
+/// AVX-512 every row its one sweep holds (2^8 four-byte words, 2^7 eight-byte ones; 16-byte
+/// words have no vectors), so that a kernel that never orders cannot pass the checks below by
+/// being skipped.
+template <class W>
+bool must_order_rows(const IsaKernels& isa, int n) {
+  return isa.name == "avx512" && sizeof(W) <= 8 && n <= (sizeof(W) == 4 ? 8 : 7);
+}
+
+constexpr fastconv::Order kOrders[] = {fastconv::Order::hadamard, fastconv::Order::paley, fastconv::Order::sequency};
+
 /// Row counts for batches of rows of 2^n words that a Geometry's leaf holds `per` of: a few,
 /// around one leaf's worth, and two leaves' worth and an odd rest (runs of every size).
 std::vector<std::size_t> row_counts(const Geometry& g, int n, std::size_t word_bytes) {
@@ -165,32 +206,43 @@ std::vector<std::size_t> row_counts(const Geometry& g, int n, std::size_t word_b
 }
 
 /// A batch of rows back to back (wht_rows): every row its own textbook transform, short rows
-/// transformed many to a codelet call, rows longer than a leaf one at a time.
+/// transformed many to a codelet call, rows longer than a leaf one at a time; in Paley and
+/// sequency order where the kernels order rows in their registers.
 template <class W>
 void check_wht_rows(const IsaKernels& isa) {
   std::mt19937_64 rng(14);
   const auto& k = isa.of<W>();
   for (const Geometry& g : geometries())
     for (int n = 0; n <= 12; ++n)
-      for (std::size_t rows : row_counts(g, n, sizeof(W))) {
-        const std::size_t size = std::size_t{1} << n;
-        const auto x = small_integers<W>(rows * size, rng);
-        auto want = x;
-        textbook_rows(want, size);
-        auto got = x;
-        ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, -1, g));
-        ASSERT_TRUE(got == want) << rows << " rows, " << where(isa, g, n, 1);
-        if constexpr (std::is_floating_point_v<W>) {
-          got = x;
-          ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 0.25, -1, g));
-          for (auto& e : want) e *= W(0.25);
-          ASSERT_TRUE(got == want) << "scaled, " << rows << " rows, " << where(isa, g, n, 1);
+      for (const fastconv::Order order : kOrders) {
+        const bool in_registers = order == fastconv::Order::hadamard || k.orders_rows(n, order);
+        if (order != fastconv::Order::hadamard && must_order_rows<W>(isa, n)) {
+          ASSERT_TRUE(in_registers) << fastconv::to_string(order) << ", " << where(isa, g, n, 1);
+        }
+        if (!in_registers) continue;
+        for (std::size_t rows : row_counts(g, n, sizeof(W))) {
+          const std::size_t size = std::size_t{1} << n;
+          const auto x = small_integers<W>(rows * size, rng);
+          auto want = x;
+          textbook_rows(want, size);
+          want = in_order(want, n, order);
+          auto got = x;
+          const std::string at = std::string(fastconv::to_string(order)) + ", " + std::to_string(rows) + " rows, ";
+          ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, -1, g, order));
+          ASSERT_TRUE(got == want) << at << where(isa, g, n, 1);
+          if constexpr (std::is_floating_point_v<W>) {
+            got = x;
+            ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 0.25, -1, g, order));
+            for (auto& e : want) e *= W(0.25);
+            ASSERT_TRUE(got == want) << "scaled, " << at << where(isa, g, n, 1);
+          }
         }
       }
 }
 
 /// wht_rows with a limit: the transform when every word fits; otherwise false and the batch
-/// as it was, whether the word that does not fit is the first, in a middle row or the last.
+/// as it was, whether the word that does not fit is the first, in a middle row or the last;
+/// in every order the kernels put rows into.
 template <class W>
 void check_wht_rows_bounded(const IsaKernels& isa) {
   using S = std::make_signed_t<W>;
@@ -198,26 +250,31 @@ void check_wht_rows_bounded(const IsaKernels& isa) {
   const auto& k = isa.of<W>();
   for (const Geometry& g : geometries())
     for (int n = 0; n <= 12; ++n)
-      for (std::size_t rows : row_counts(g, n, sizeof(W)))
-        for (int limit : {4, std::numeric_limits<S>::digits - n}) {
-          const std::size_t size = std::size_t{1} << n, words = rows * size;
-          auto x = small_integers<W>(words, rng);
-          x[words - 1] = W(0) - ((W{1} << limit) - 1);  // the largest that fits
-          auto want = x;
-          textbook_rows(want, size);
-          auto got = x;
-          ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, limit, g)) << rows << " rows, " << where(isa, g, n, 1);
-          ASSERT_TRUE(got == want) << "limit " << limit << ", " << rows << " rows, " << where(isa, g, n, 1);
-          for (std::size_t at : {std::size_t{0}, rows / 2 * size + size / 2, words - 1}) {
-            auto bad = x;
-            bad[at] = W{1} << limit;  // one too many
-            got = bad;
-            ASSERT_FALSE(k.wht_rows(got.data(), rows, n, 1.0, limit, g))
-                << "at " << at << ", " << rows << " rows, " << where(isa, g, n, 1);
-            ASSERT_TRUE(got == bad) << "not restored: at " << at << ", limit " << limit << ", " << rows << " rows, "
-                                    << where(isa, g, n, 1);
+      for (const fastconv::Order order : kOrders) {
+        if (order != fastconv::Order::hadamard && !k.orders_rows(n, order)) continue;
+        for (std::size_t rows : row_counts(g, n, sizeof(W)))
+          for (int limit : {4, std::numeric_limits<S>::digits - n}) {
+            const std::size_t size = std::size_t{1} << n, words = rows * size;
+            auto x = small_integers<W>(words, rng);
+            x[words - 1] = W(0) - ((W{1} << limit) - 1);  // the largest that fits
+            auto want = x;
+            textbook_rows(want, size);
+            want = in_order(want, n, order);
+            auto got = x;
+            const std::string at = std::string(fastconv::to_string(order)) + ", limit " + std::to_string(limit) + ", " +
+                                   std::to_string(rows) + " rows, ";
+            ASSERT_TRUE(k.wht_rows(got.data(), rows, n, 1.0, limit, g, order)) << at << where(isa, g, n, 1);
+            ASSERT_TRUE(got == want) << at << where(isa, g, n, 1);
+            for (std::size_t bad_at : {std::size_t{0}, rows / 2 * size + size / 2, words - 1}) {
+              auto bad = x;
+              bad[bad_at] = W{1} << limit;  // one too many
+              got = bad;
+              ASSERT_FALSE(k.wht_rows(got.data(), rows, n, 1.0, limit, g, order))
+                  << "at " << bad_at << ", " << at << where(isa, g, n, 1);
+              ASSERT_TRUE(got == bad) << "not restored: at " << bad_at << ", " << at << where(isa, g, n, 1);
+            }
           }
-        }
+      }
 }
 
 template <class W>
@@ -371,24 +428,6 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
     check_convolve<float>(*isa, small_share_geometries(), 15, 16);
     check_convolve<double>(*isa, small_share_geometries(), 15, 16);
   }
-}
-
-/// Where natural-order coefficient h goes in `order`, by the orders' definitions: Paley
-/// position = h's bits reversed; sequency position = the number of sign changes along Hadamard
-/// row h (counted directly for n ≤ 8, and from n = 9 on by the count's closed form, the prefix
-/// XOR of the reversed bits, which the direct count checks below that).
-std::size_t position_of(std::size_t h, int n, fastconv::Order order) {
-  std::size_t r = 0;
-  for (int i = 0; i < n; ++i) r |= ((h >> i) & 1) << (n - 1 - i);
-  if (order == fastconv::Order::paley) return r;
-  if (n <= 8) {
-    std::size_t changes = 0;
-    for (std::size_t j = 1; j < (std::size_t{1} << n); ++j)
-      changes += (std::popcount(h & j) & 1) != (std::popcount(h & (j - 1)) & 1);
-    return changes;
-  }
-  for (int s = 1; s < 64; s <<= 1) r ^= r >> s;
-  return r;
 }
 
 /// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
@@ -615,36 +654,48 @@ template <class H>
 /// loop's), times scale in float, rounded once by types.hpp. Random bit patterns, so NaN,
 /// infinity, subnormals and overflow come up; a NaN result need only be a NaN (its payload
 /// depends on which operand an instruction propagates). Rows back to back and with gaps (which
-/// must stay as they were), on every geometry, up to the block of this CPU's.
+/// must stay as they were), on every geometry, up to the block of this CPU's; in Paley and
+/// sequency order where the kernels order rows in their registers.
 template <class H>
 void check_halves(const IsaKernels& isa, void (*rows_of)(H*, std::size_t, std::size_t, int, double, float*,
-                                                          const Geometry&)) {
+                                                          const Geometry&, fastconv::Order)) {
   std::mt19937_64 rng(17);
   std::uniform_int_distribution<int> bits(0, 0xffff), small(-8, 8);
   for (const Geometry& g : geometries()) {
     const int n_max = std::bit_width(g.block_bytes / sizeof(float)) - 1;
     for (int n = 0; n <= std::min(n_max, 18); n += (n < 14 ? 1 : 2))
-      for (std::size_t rows : row_counts(g, n, sizeof(float)))
-        for (std::size_t gap : {std::size_t{0}, std::size_t{3}})
-          for (double scale : {1.0, 0.1}) {
-            const std::size_t size = std::size_t{1} << n, stride = size + gap;
-            if (rows * stride > (std::size_t{1} << 19)) continue;
-            std::vector<H> x((rows - 1) * stride + size);
-            const bool patterns = (n + rows) % 2 == 0;  // otherwise small integers, exact in float
-            for (auto& e : x)
-              e = patterns ? H::from_bits(static_cast<std::uint16_t>(bits(rng))) : H(static_cast<float>(small(rng)));
-            auto got = x;
-            Vec<float> scratch(n <= isa.halves_in_registers_log2
-                                   ? 0
-                                   : std::max(size, std::size_t{1} << fastconv::cpu::kHalvesScratchLog2));
-            rows_of(got.data(), rows, stride, n, scale, scratch.empty() ? nullptr : scratch.data(), g);
-            for (std::size_t r = 0; r < rows; ++r) {
-              ASSERT_TRUE(halves_match(got.data() + r * stride, halves_want(x.data() + r * stride, size, scale)))
-                  << "row " << r << " of " << rows << ", scale " << scale << ", gap " << gap << ", " << where(isa, g, n, 1);
-              for (std::size_t k = size; k < stride && r + 1 < rows; ++k)
-                ASSERT_EQ(got[r * stride + k].bits, x[r * stride + k].bits) << "gap after row " << r;
-            }
+      for (const fastconv::Order order : kOrders) {
+        // Paley and sequency rows only where the float kernels order them in registers.
+        if (order != fastconv::Order::hadamard) {
+          if (must_order_rows<float>(isa, n)) {
+            ASSERT_TRUE(isa.f32.orders_rows(n, order) && n <= isa.halves_in_registers_log2) << where(isa, g, n, 1);
           }
+          if (!isa.f32.orders_rows(n, order) || n > isa.halves_in_registers_log2) continue;
+        }
+        for (std::size_t rows : row_counts(g, n, sizeof(float)))
+          for (std::size_t gap : {std::size_t{0}, std::size_t{3}})
+            for (double scale : {1.0, 0.1}) {
+              const std::size_t size = std::size_t{1} << n, stride = size + gap;
+              if (rows * stride > (std::size_t{1} << 19)) continue;
+              std::vector<H> x((rows - 1) * stride + size);
+              const bool patterns = (n + rows) % 2 == 0;  // otherwise small integers, exact in float
+              for (auto& e : x)
+                e = patterns ? H::from_bits(static_cast<std::uint16_t>(bits(rng))) : H(static_cast<float>(small(rng)));
+              auto got = x;
+              Vec<float> scratch(n <= isa.halves_in_registers_log2
+                                     ? 0
+                                     : std::max(size, std::size_t{1} << fastconv::cpu::kHalvesScratchLog2));
+              rows_of(got.data(), rows, stride, n, scale, scratch.empty() ? nullptr : scratch.data(), g, order);
+              for (std::size_t r = 0; r < rows; ++r) {
+                const auto want = in_order(halves_want(x.data() + r * stride, size, scale), n, order);
+                ASSERT_TRUE(halves_match(got.data() + r * stride, want))
+                    << fastconv::to_string(order) << ", row " << r << " of " << rows << ", scale " << scale << ", gap "
+                    << gap << ", " << where(isa, g, n, 1);
+                for (std::size_t k = size; k < stride && r + 1 < rows; ++k)
+                  ASSERT_EQ(got[r * stride + k].bits, x[r * stride + k].bits) << "gap after row " << r;
+              }
+            }
+      }
   }
 }
 

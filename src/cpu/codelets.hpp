@@ -42,9 +42,11 @@
 // 16-bit floats (SimdOps<float>::kHalves: float16, bfloat16 words, computed in float):
 //   first_sweep and copy also read them, widening each word exactly; columns_to also
 //   writes them, rounding each result once to nearest even;
-//   first_sweep_only(x, m, upto, factor)
+//   first_sweep_only(x, m, upto, factor, route)
 //                       rows of 2^upto of them that the first sweep covers whole,
-//                       transformed in place in its registers
+//                       transformed in place in its registers; with a route (SimdOps'
+//                       route_for, for T words too), also put into Paley or sequency order
+//                       there
 //
 // Every codelet performs exactly the butterflies of the radix-2 network, in the same stage
 // order, so float results of a transform are bitwise identical to the textbook loop's (a
@@ -56,9 +58,11 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "cpu/isa.hpp"
+#include "cpu/order.hpp"
 
 namespace fastconv::cpu::FASTCONV_ISA {
 
@@ -323,21 +327,92 @@ struct SimdOps {
     }
   }
 
-  /// In-vector stages 0 … kEnd − 1 of every vector: rows of 2^kEnd words, shorter than one.
-  /// (Src, Dst: T, or 16-bit floats: see load() and store(); from may be x.)
-  template <int kEnd, bool kScaled = false, class Src, class Dst>
-  static void lane_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1)) {
+  /// Indices of lane selections, as the tables of TableLookupLanes take them.
+  using Index = hwy::MakeSigned<T>;
+  /// Whole rows in the first sweep's registers into Paley or sequency order (order.hpp).
+  using Route = RowRoute<kLanes, Index, kRadixLog2>;
+
+  /// The route of rows of 2^n words into `order` (paley or sequency) in the first sweep's
+  /// registers, made on first use; null where the first sweep does not hold such rows whole
+  /// or cannot route them. (Rows of 2^2 … 2^8 floats: 256 of them took 1.7–4.6× the time of
+  /// natural order when reordered after the transform, through a scratch row and a copy back:
+  /// docs/benchmarks.md.)
+  static const Route* route_for(int n, Order order) {
+    constexpr int kMaxLog2 = kLanesLog2 + kRadixLog2;
+    if (n < 0 || n > kMaxLog2 || order == Order::hadamard) return nullptr;
+    struct Routes {
+      Route route[2][kMaxLog2 + 1];
+      bool made[2][kMaxLog2 + 1];
+    };
+    static const std::unique_ptr<const Routes> routes = [] {
+      auto r = std::make_unique<Routes>();
+      for (int o = 0; o < 2; ++o)
+        for (int m = 0; m <= kMaxLog2; ++m)
+          r->made[o][m] = r->route[o][m].make(m, o == 0 ? Order::paley : Order::sequency);
+      return r;
+    }();
+    const int o = order == Order::paley ? 0 : 1;
+    return routes->made[o][n] ? &routes->route[o][n] : nullptr;
+  }
+
+  /// Lane l of the result: lane idx[l] of a, or lane idx[l] − L of b (idx[l] ≥ L).
+  static HWY_INLINE V two_tables(V a, V b, const Index* HWY_RESTRICT idx) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // One vpermt2ps/pd/d/q; Highway 1.0.3 has no two-table lookup.
+    const __m512i i = _mm512_load_si512(idx);
+    if constexpr (std::is_same_v<T, float>) return V{_mm512_permutex2var_ps(a.raw, i, b.raw)};
+    else if constexpr (std::is_same_v<T, double>) return V{_mm512_permutex2var_pd(a.raw, i, b.raw)};
+    else if constexpr (sizeof(T) == 4) return V{_mm512_permutex2var_epi32(a.raw, i, b.raw)};
+    else return V{_mm512_permutex2var_epi64(a.raw, i, b.raw)};
+#else
+    const D d;
+    const hn::RebindToSigned<D> di;
+    const auto i = hn::Load(di, idx);
+    const auto lanes = hn::IndicesFromVec(d, hn::And(i, hn::Set(di, static_cast<Index>(kLanes - 1))));
+    const auto second = hn::RebindMask(d, hn::TestBit(i, hn::Set(di, static_cast<Index>(kLanes))));
+    return hn::IfThenElse(second, hn::TableLookupLanes(b, lanes), hn::TableLookupLanes(a, lanes));
+#endif
+  }
+
+  /// A row held in kR registers into the order of `route` (route.rounds = log2 kR): round kJ
+  /// and the ones after it, each pair of registers kJ apart made from lanes of both.
+  template <int kR, int kJ = 1>
+  static HWY_INLINE void route_registers(V* v, const Route& route) {
+    if constexpr (kR == 1) {
+      v[0] = hn::TableLookupLanes(v[0], hn::SetTableIndices(D(), route.lanes[0][0]));
+    } else if constexpr (kJ < kR) {
+      constexpr int round = std::countr_zero(static_cast<unsigned>(kJ));
+#pragma GCC unroll 16
+      for (int p = 0; p < kR / 2; ++p) {
+        const int q = (p / kJ) * 2 * kJ + p % kJ;  // the pair q, q + kJ, as radix_in_registers
+        const V a = v[q], b = v[q + kJ];
+        v[q] = two_tables(a, b, route.lanes[round][q]);
+        v[q + kJ] = two_tables(a, b, route.lanes[round][q + kJ]);
+      }
+      route_registers<kR, 2 * kJ>(v, route);
+    }
+  }
+
+  /// In-vector stages 0 … kEnd − 1 of every vector: rows of 2^kEnd words, shorter than one;
+  /// kOrdered: then each row into the order of `route`. (Src, Dst: T, or 16-bit floats: see
+  /// load() and store(); from may be x.)
+  template <int kEnd, bool kScaled = false, bool kOrdered = false, class Src, class Dst>
+  static void lane_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1), const Route* route = nullptr) {
     const LaneStages c;
     const V f = hn::Set(D(), factor);
     for (std::size_t k = 0; k < n; k += kLanes) {
       V v = lane_stages<0, kEnd>(load(from + k), c);
+      if constexpr (kOrdered) route_registers<1>(&v, *route);
       if constexpr (kScaled) v = hn::Mul(v, f);
       store(v, x + k);
     }
   }
 
-  template <int kR, bool kScaled = false, class Src, class Dst>
-  static void first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1)) {  // from may be x
+  /// The in-vector stages and log2 kR across vectors; kOrdered: then each row of kR vectors
+  /// into the order of `route`.
+  template <int kR, bool kScaled = false, bool kOrdered = false, class Src, class Dst>
+  static void first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1),  // from may be x
+                            const Route* route = nullptr) {
     const LaneStages c;
     const V f = hn::Set(D(), factor);
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
@@ -345,6 +420,7 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = lane_stages(load(from + base + r * kLanes), c);
       radix_in_registers<kR>(v);
+      if constexpr (kOrdered) route_registers<kR>(v, *route);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) store(kScaled ? hn::Mul(v[r], f) : v[r], x + base + r * kLanes);
     }
@@ -375,46 +451,59 @@ struct SimdOps {
   /// kRadixLog2) of the 2^m from x, in place, in the first sweep's registers: each word widened
   /// as it is loaded, and times `factor` and rounded as it is stored. False (nothing done)
   /// where rows are longer or the array is shorter than a vector.
+  /// H: 16-bit floats, or T itself. With a route (route_for(upto, ·)), the rows also go into
+  /// its order in the registers.
   template <class H>
-  static bool first_sweep_only(H* x, int m, int upto, T factor) {
+  static bool first_sweep_only(H* x, int m, int upto, T factor, const Route* route = nullptr) {
     if (m < kLanesLog2 || upto > kLanesLog2 + kRadixLog2) return false;
     const std::size_t n = std::size_t{1} << m;
-    if (upto < kLanesLog2) in_vector_stages(x, x, n, upto, factor);
-    else first_sweep_k(x, x, n, upto - kLanesLog2, factor);
+    if (upto < kLanesLog2) in_vector_stages(x, x, n, upto, factor, route);
+    else first_sweep_k(x, x, n, upto - kLanesLog2, factor, route);
     return true;
+  }
+
+  /// f(scaled, ordered) with each flag as a std::bool_constant: whether factor scales
+  /// (floating point only) and whether a route orders.
+  template <class F>
+  static HWY_INLINE void with_flags(T factor, const Route* route, F&& f) {
+    const auto ordered = [&](auto scaled) {
+      if (route != nullptr) f(scaled, std::true_type{});
+      else f(scaled, std::false_type{});
+    };
+    if constexpr (kFloat) {
+      if (factor != T(1)) return ordered(std::true_type{});
+    }
+    ordered(std::false_type{});
   }
 
   /// lane_sweep_r for rows of 2^upto words, upto < kLanesLog2 (0: the scale alone).
   template <class Src, class Dst>
-  static void in_vector_stages(Dst* x, const Src* from, std::size_t n, int upto, T factor) {
-    if (factor != T(1)) {
-      if constexpr (kFloat) return in_vector_stages_r<true>(x, from, n, upto, factor);
-    }
-    in_vector_stages_r<false>(x, from, n, upto, factor);
+  static void in_vector_stages(Dst* x, const Src* from, std::size_t n, int upto, T factor,
+                               const Route* route = nullptr) {
+    with_flags(factor, route, [&](auto scaled, auto ordered) {
+      in_vector_stages_r<decltype(scaled)::value, decltype(ordered)::value>(x, from, n, upto, factor, route);
+    });
   }
 
-  template <bool kScaled, class Src, class Dst>
-  static void in_vector_stages_r(Dst* x, const Src* from, std::size_t n, int upto, T factor) {
+  template <bool kScaled, bool kOrdered, class Src, class Dst>
+  static void in_vector_stages_r(Dst* x, const Src* from, std::size_t n, int upto, T factor, const Route* route) {
     switch (upto) {  // each case only where it can happen: upto < kLanesLog2
-      case 0: lane_sweep_r<0, kScaled>(x, from, n, factor); break;
-      case 1: if constexpr (kLanesLog2 > 1) lane_sweep_r<1, kScaled>(x, from, n, factor); break;
-      case 2: if constexpr (kLanesLog2 > 2) lane_sweep_r<2, kScaled>(x, from, n, factor); break;
-      case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3, kScaled>(x, from, n, factor); break;
-      default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4, kScaled>(x, from, n, factor); break;
+      case 0: lane_sweep_r<0, kScaled, kOrdered>(x, from, n, factor, route); break;
+      case 1: if constexpr (kLanesLog2 > 1) lane_sweep_r<1, kScaled, kOrdered>(x, from, n, factor, route); break;
+      case 2: if constexpr (kLanesLog2 > 2) lane_sweep_r<2, kScaled, kOrdered>(x, from, n, factor, route); break;
+      case 3: if constexpr (kLanesLog2 > 3) lane_sweep_r<3, kScaled, kOrdered>(x, from, n, factor, route); break;
+      default: if constexpr (kLanesLog2 > 4) lane_sweep_r<4, kScaled, kOrdered>(x, from, n, factor, route); break;
     }
   }
 
   /// first_sweep_r: the in-vector stages and k ≤ kRadixLog2 across vectors.
   template <class Src, class Dst>
-  static void first_sweep_k(Dst* x, const Src* from, std::size_t n, int k, T factor) {
-    const auto sweep = [&](auto scaled) {
-      if (k == 0) first_sweep_r<1, decltype(scaled)::value>(x, from, n, factor);
-      else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value, decltype(scaled)::value>(x, from, n, factor); });
-    };
-    if constexpr (kFloat) {
-      if (factor != T(1)) return sweep(std::true_type{});
-    }
-    sweep(std::false_type{});
+  static void first_sweep_k(Dst* x, const Src* from, std::size_t n, int k, T factor, const Route* route = nullptr) {
+    with_flags(factor, route, [&](auto scaled, auto ordered) {
+      constexpr bool kScaled = decltype(scaled)::value, kOrdered = decltype(ordered)::value;
+      if (k == 0) first_sweep_r<1, kScaled, kOrdered>(x, from, n, factor, route);
+      else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value, kScaled, kOrdered>(x, from, n, factor, route); });
+    });
   }
 
   /// dst[0, count) ← src[0, count) (16-bit floats widened). Not memcpy: glibc's `rep movsb`

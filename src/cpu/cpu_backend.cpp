@@ -193,7 +193,11 @@ template <class W>
 class CpuWht final : public detail::WhtKernel {
  public:
   CpuWht(int log2n, Order order, int threads, const IsaKernels& isa)
-      : log2n_(log2n), order_(order), threads_(threads), kernels_(isa.of<W>()) {}
+      : log2n_(log2n),
+        order_(order),
+        threads_(threads),
+        kernels_(isa.of<W>()),
+        in_registers_(order != Order::hadamard && kernels_.orders_rows(log2n, order)) {}
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     W* base = static_cast<W*>(data);
@@ -218,10 +222,11 @@ class CpuWht final : public detail::WhtKernel {
   }
 
  private:
-  /// Whether a batch goes to the kernels' wht_rows as it lies: short rows back to back. (Row
-  /// by row, rows of 2^4 floats took 1.2 ns a word against 0.23 for rows of 2^10.)
+  /// Whether a batch goes to the kernels' wht_rows as it lies: short rows back to back, and a
+  /// single Paley or sequency row that wht_rows orders in its registers. (Row by row, rows
+  /// of 2^4 floats took 1.2 ns a word against 0.23 for rows of 2^10.)
   bool batched(std::size_t rows, std::size_t stride) const {
-    return rows > 1 && log2n_ <= kRowParallelLog2 && stride == (std::size_t{1} << log2n_);
+    return (rows > 1 || in_registers_) && log2n_ <= kRowParallelLog2 && stride == (std::size_t{1} << log2n_);
   }
 
   /// Whether short rows with gaps go through a buffer a run at a time: where the two copies
@@ -235,28 +240,30 @@ class CpuWht final : public detail::WhtKernel {
   }
 
   /// Rows [first, first + count) of a batch that is batched() or packable(), on this thread:
-  /// transformed by wht_rows and reordered a table's run of rows at a time (natural order back
-  /// to back: the whole share at once), so that each run is reordered while it is in L1;
-  /// copied through a buffer first where the rows have gaps. With limit ≥ 0 (integers), as
-  /// wht_rows: it stops at the first run with a word of 2^limit or more in magnitude, or once
-  /// `stop` is set, and returns how many rows it had done (their run left as it was).
+  /// transformed by wht_rows and, unless it orders them in its registers, reordered a table's
+  /// run of rows at a time (natural order back to back: the whole share at once), so that
+  /// each run is reordered while it is in L1; copied through a buffer first where the rows
+  /// have gaps. With limit ≥ 0 (integers), as wht_rows: it stops at the first run with a word
+  /// of 2^limit or more in magnitude, or once `stop` is set, and returns how many rows it had
+  /// done (their run left as it was).
   std::size_t transform_share(W* base, std::size_t stride, std::size_t first, std::size_t count, double scale,
                               int limit = -1, const std::atomic<bool>* stop = nullptr) const {
     const std::size_t size = std::size_t{1} << log2n_;
-    const bool gaps = stride != size;
+    const bool gaps = stride != size, reorders = order_ != Order::hadamard && !in_registers_;
     const std::size_t step =
-        gaps || order_ != Order::hadamard ? std::min(count, std::max<std::size_t>(1, kTableWords >> log2n_)) : count;
+        gaps || reorders ? std::min(count, std::max<std::size_t>(1, kTableWords >> log2n_)) : count;
     const std::unique_ptr<WordBuffer<W>> buffer = gaps ? std::make_unique<WordBuffer<W>>(step * size) : nullptr;
-    const std::optional<Scratch> scratch = scratch_for(std::max(size, kTableWords));
+    const std::optional<Scratch> scratch = reorders ? scratch_for(std::max(size, kTableWords)) : std::nullopt;
+    const Order order = in_registers_ ? order_ : Order::hadamard;
     for (std::size_t r = first; r < first + count; r += step) {
       const std::size_t n = std::min(step, first + count - r);
       W* run = gaps ? buffer->data() : base + r * size;
       if (gaps)
         for (std::size_t i = 0; i < n; ++i) std::copy_n(base + (r + i) * stride, size, run + i * size);
       if ((stop != nullptr && stop->load(std::memory_order_relaxed)) ||
-          !kernels_.wht_rows(run, n, log2n_, scale, limit, Geometry::of_this_cpu()))
+          !kernels_.wht_rows(run, n, log2n_, scale, limit, Geometry::of_this_cpu(), order))
         return r - first;
-      reorder_rows(run, n, data_of(scratch));
+      if (reorders) reorder_rows(run, n, data_of(scratch));
       if (gaps)
         for (std::size_t i = 0; i < n; ++i) std::copy_n(run + i * size, size, base + (r + i) * stride);
     }
@@ -318,6 +325,16 @@ class CpuWht final : public detail::WhtKernel {
       const auto n_rows = static_cast<std::ptrdiff_t>(rows);
       const std::size_t size = std::size_t{1} << log2n_;
       if (batched(rows, stride) || packable(rows, stride)) {
+        const auto undo = [&](std::size_t first, std::size_t count) {  // as below, a share's rows at a time
+          transform_share(base, stride, first, count, 1.0);
+          for (std::size_t r = first; r < first + count; ++r) divide_out(base + r * stride, size, log2n_);
+        };
+        if (row_team(rows, log2n_, threads_) == 1) {  // one share: no list of shares to keep
+          const std::size_t n = transform_share(base, stride, 0, rows, 1.0, limit_log2);
+          if (n == rows) return Bounded::done;
+          undo(0, n);
+          return Bounded::exceeded;
+        }
         std::atomic<bool> exceeded{false};
         std::vector<std::pair<std::size_t, std::size_t>> done;  // rows transformed, from the start of each share
         std::mutex mutex;
@@ -328,10 +345,7 @@ class CpuWht final : public detail::WhtKernel {
           if (n > 0) done.emplace_back(first, n);
         });
         if (!exceeded.load()) return Bounded::done;
-        for (const auto& [first, count] : done) {  // as below, a share's rows at a time
-          transform_share(base, stride, first, count, 1.0);
-          for (std::size_t r = first; r < first + count; ++r) divide_out(base + r * stride, size, log2n_);
-        }
+        for (const auto& [first, count] : done) undo(first, count);
         return Bounded::exceeded;
       }
       std::vector<char> done(rows, 0);
@@ -427,6 +441,7 @@ class CpuWht final : public detail::WhtKernel {
   Order order_;
   int threads_;
   const WordKernels<W>& kernels_;
+  bool in_registers_;  ///< wht_rows puts rows into order_ in its registers (short Paley/sequency rows)
   mutable std::once_flag table_made_;
   mutable std::vector<std::uint16_t> table_;  ///< reorder_rows: where word i of a run comes from
 };
@@ -523,13 +538,16 @@ template <class H>
 class CpuWht16 final : public detail::WhtKernel {
  public:
   struct Kernels {
-    void (*rows)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&);
+    void (*rows)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&, Order);
     void (*whole)(const H*, H*, float*, int, int, double, const Geometry&);
     int in_registers_log2;  ///< rows this short need no scratch
   };
 
-  CpuWht16(int log2n, int threads, const Kernels& kernels)
+  /// Paley or sequency `order` only for rows that kernels.rows orders in its registers (no
+  /// longer than 2^in_registers_log2, so never through `whole`, which does natural order).
+  CpuWht16(int log2n, Order order, int threads, const Kernels& kernels)
       : log2n_(log2n),
+        order_(order),
         threads_(threads),
         kernels_(kernels),
         scratch_words_(log2n <= kernels.in_registers_log2
@@ -548,12 +566,13 @@ class CpuWht16 final : public detail::WhtKernel {
     }
     for_row_shares(rows, log2n_, threads_, [&](std::size_t first, std::size_t count) {
       const CallScratch<float, HalvesScratch> scratch(scratch_words_);
-      kernels_.rows(x + first * stride, count, stride, log2n_, scale, scratch.data(), g);
+      kernels_.rows(x + first * stride, count, stride, log2n_, scale, scratch.data(), g, order_);
     });
   }
 
  private:
   int log2n_;
+  Order order_;
   int threads_;
   Kernels kernels_;
   std::size_t scratch_words_;  ///< 0: rows short enough for the registers
@@ -639,16 +658,21 @@ class CpuBackend final : public detail::BackendImpl {
   }
   std::unique_ptr<detail::WhtKernel> make_wht16(int log2n, detail::Word16 word, Order order) const override {
     if (isa_.wht_rows_f16 == nullptr) return nullptr;  // the front end widens
-    if (order != Order::hadamard) {
+    // Paley and sequency rows that the float kernels order in their registers take the
+    // natural-order kernels' single sweep; others go through float scratch.
+    if (order != Order::hadamard &&
+        !(log2n <= isa_.halves_in_registers_log2 && isa_.f32.orders_rows(log2n, order))) {
       if (word == detail::Word16::f16)
         return std::make_unique<CpuOrderedWht16<float16>>(log2n, order, threads_, isa_, isa_.widen_f16, isa_.narrow_f16);
       return std::make_unique<CpuOrderedWht16<bfloat16>>(log2n, order, threads_, isa_, isa_.widen_bf16, isa_.narrow_bf16);
     }
     if (word == detail::Word16::f16)
       return std::make_unique<CpuWht16<float16>>(
-          log2n, threads_, CpuWht16<float16>::Kernels{isa_.wht_rows_f16, isa_.wht_f16, isa_.halves_in_registers_log2});
+          log2n, order, threads_,
+          CpuWht16<float16>::Kernels{isa_.wht_rows_f16, isa_.wht_f16, isa_.halves_in_registers_log2});
     return std::make_unique<CpuWht16<bfloat16>>(
-        log2n, threads_, CpuWht16<bfloat16>::Kernels{isa_.wht_rows_bf16, isa_.wht_bf16, isa_.halves_in_registers_log2});
+        log2n, order, threads_,
+        CpuWht16<bfloat16>::Kernels{isa_.wht_rows_bf16, isa_.wht_bf16, isa_.halves_in_registers_log2});
   }
   Conversions16 conversions16() const override {
     return {isa_.widen_f16, isa_.narrow_f16, isa_.widen_bf16, isa_.narrow_bf16};

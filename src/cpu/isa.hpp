@@ -83,9 +83,14 @@ struct WordKernels {
   /// spectrum, left there); out may be a or b.
   void (*convolve)(const W* a, const W* b, W* out, W* s, int log2n, double scale, int threads, const Geometry& g);
   /// `rows` rows of 2^log2n words back to back from x, each transformed in place (times
-  /// scale) on this thread; short rows a leaf's worth at a time. With limit ≥ 0 (uint32/uint64
-  /// only), as wht_bounded: false, and x as it was, if some |x[i]| ≥ 2^limit.
-  bool (*wht_rows)(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g);
+  /// scale) on this thread into `order` (paley or sequency only where orders_rows() is true);
+  /// short rows a leaf's worth at a time. With limit ≥ 0 (uint32/uint64 only), as
+  /// wht_bounded: false, and x as it was, if some |x[i]| ≥ 2^limit.
+  bool (*wht_rows)(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g, Order order);
+  /// Whether wht_rows puts rows of 2^log2n words into `order` itself, in the registers of
+  /// its one sweep over them (rows of up to 2^8 floats or 2^7 doubles on AVX-512), with no
+  /// reorder() afterwards.
+  bool (*orders_rows)(int log2n, Order order);
   /// `rows` rows of 2^log2n words back to back from in to out (in ≠ out), each into `order`
   /// (paley or sequency): out[k] = in[natural_index(k)] row by row, in tiles transposed in
   /// registers or, for rows no longer than a vector, lanes permuted (permute.hpp), on a team of
@@ -119,18 +124,19 @@ struct IsaKernels {
   void (*narrow_f16)(const float* from, float16* to, std::size_t n);
   void (*widen_bf16)(const bfloat16* from, float* to, std::size_t n);
   void (*narrow_bf16)(const float* from, bfloat16* to, std::size_t n);
-  /// `rows` rows of 2^log2n 16-bit floats, row r at x + r·stride, each transformed in natural
-  /// order in place on this thread, computed in float and times scale: each word widened as
+  /// `rows` rows of 2^log2n 16-bit floats, row r at x + r·stride, each transformed in place
+  /// on this thread into `order`, computed in float and times scale: each word widened as
   /// the first sweep reads it, each result rounded once to nearest even as the last sweep
   /// stores it (the results of widen, the float transform and narrow), with the sweeps between
   /// in `scratch` (room for max(2^log2n, 2^kHalvesScratchLog2) floats; none needed, and null
   /// allowed, for rows of up to 2^halves_in_registers_log2). For rows of up to the cache block
-  /// (Geometry::block_bytes) floats. Null where the instruction set has no such kernels (below
-  /// AVX2).
+  /// (Geometry::block_bytes) floats; Paley or sequency order only where f32.orders_rows() is
+  /// true (rows the registers hold whole). Null where the instruction set has no such kernels
+  /// (below AVX2).
   void (*wht_rows_f16)(float16* x, std::size_t rows, std::size_t stride, int log2n, double scale, float* scratch,
-                       const Geometry& g);
+                       const Geometry& g, Order order);
   void (*wht_rows_bf16)(bfloat16* x, std::size_t rows, std::size_t stride, int log2n, double scale, float* scratch,
-                        const Geometry& g);
+                        const Geometry& g, Order order);
   /// Rows this short (log2) are transformed in the first sweep's registers.
   int halves_in_registers_log2;
   /// One row of 2^log2n 16-bit floats: out ← scale · W·in (in may equal out) in natural order,

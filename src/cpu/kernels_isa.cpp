@@ -26,10 +26,10 @@ template <class W>
 constexpr WordKernels<W> kernels_of() {
   if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>)
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>, &Pipeline<OpsFor<W>>::wht_bounded};
+            &Pipeline<OpsFor<W>>::wht_rows, &Pipeline<OpsFor<W>>::orders_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>, &Pipeline<OpsFor<W>>::wht_bounded};
   else
     return {&Pipeline<OpsFor<W>>::wht, &Pipeline<OpsFor<W>>::dyadic, &Pipeline<OpsFor<W>>::convolve,
-            &Pipeline<OpsFor<W>>::wht_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>};
+            &Pipeline<OpsFor<W>>::wht_rows, &Pipeline<OpsFor<W>>::orders_rows, &reorder<W>, &reorders_in_vectors<W>, &ordered_wht<W>};
 }
 
 namespace hn = hwy::HWY_NAMESPACE;
@@ -81,7 +81,7 @@ HWY_FLATTEN void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
 /// floats; else null.
 template <class H>
 constexpr auto halves_rows() {
-  using Rows = void (*)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&);
+  using Rows = void (*)(H*, std::size_t, std::size_t, int, double, float*, const Geometry&, Order);
   if constexpr (SimdOps<float>::kHalves) return static_cast<Rows>(&Pipeline<SimdOps<float>>::wht16_rows<H>);
   else return static_cast<Rows>(nullptr);
 }

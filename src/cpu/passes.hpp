@@ -69,10 +69,22 @@ struct Middle {
   W* pending = nullptr;
 };
 
+/// Ops::Route where the codelets can order whole rows in their registers (SimdOps), else void.
+template <class Ops>
+struct RouteOf {
+  using type = void;
+};
+template <class Ops>
+  requires requires { typename Ops::Route; }
+struct RouteOf<Ops> {
+  using type = typename Ops::Route;
+};
+
 template <class Ops>
 class Pipeline {
  public:
   using W = typename Ops::Word;
+  using Route = typename RouteOf<Ops>::type;
 
   /// out ← scale · W·in (in may equal out).
   static void wht(const W* in, W* out, int log2n, int threads, double scale, const Geometry& g) {
@@ -91,12 +103,14 @@ class Pipeline {
   }
 
   /// `rows` rows of 2^log2n words each, back to back from x, each transformed in place
-  /// (times scale). Rows up to a leaf go a leaf's worth at a time, as the low log2n stages of
-  /// that run: short rows share each codelet call instead of paying a call, and a walk's
-  /// set-up, apiece. With limit ≥ 0 (uint32/uint64 words), as wht_bounded: false, and x as
-  /// it was, if some |x[i]| ≥ 2^limit.
-  static bool wht_rows(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g) {
+  /// (times scale) into `order`: Paley or sequency only where orders_rows() says so. Rows up
+  /// to a leaf go a leaf's worth at a time, as the low log2n stages of that run: short rows
+  /// share each codelet call instead of paying a call, and a walk's set-up, apiece. With
+  /// limit ≥ 0 (uint32/uint64 words), as wht_bounded: false, and x as it was, if some
+  /// |x[i]| ≥ 2^limit.
+  static bool wht_rows(W* x, std::size_t rows, int log2n, double scale, int limit, const Geometry& g, Order order) {
     Pipeline p(x, x, log2n, 1, g, Middle<W>{}, factor_of(scale));
+    p.route_ = route_of(log2n, order);
     if constexpr (kCheckable) {
       if (limit >= 0) {
         p.limit_ = std::clamp(limit, 0, std::max(0, std::numeric_limits<std::make_signed_t<W>>::digits - log2n));
@@ -110,16 +124,22 @@ class Pipeline {
     return true;
   }
 
+  /// Whether wht_rows puts rows of 2^log2n words into `order` itself: where the first sweep
+  /// holds them whole in its registers and can route them there (Ops::route_for).
+  static bool orders_rows(int log2n, Order order) { return route_of(log2n, order) != nullptr; }
+
   /// Rows of 2^log2n 16-bit floats (H: float16 or bfloat16; Ops::kHalves), row r at
   /// x + r·stride, each transformed in place on this thread in float, times scale: each row's
   /// first sweep widens its words as it reads them, the sweeps after it work in `scratch` (room
   /// for max(2^log2n, a leaf) floats), and the last one rounds each result once to nearest even
-  /// as it stores it back; rows the first sweep covers whole never leave its registers. Rows
-  /// back to back go a leaf's worth at a time, as in wht_rows. For rows that fit the cache.
+  /// as it stores it back; rows the first sweep covers whole never leave its registers, and
+  /// go into `order` there (Paley or sequency only where orders_rows() says so). Rows back to
+  /// back go a leaf's worth at a time, as in wht_rows. For rows that fit the cache.
   template <class H>
   static void wht16_rows(H* x, std::size_t rows, std::size_t stride, int log2n, double scale, W* scratch,
-                         const Geometry& g) {
-    const Pipeline p(scratch, scratch, log2n, 1, g, Middle<W>{}, W(1));
+                         const Geometry& g, Order order) {
+    Pipeline p(scratch, scratch, log2n, 1, g, Middle<W>{}, W(1));
+    p.route_ = route_of(log2n, order);
     const W factor = factor_of(scale);
     if (stride == (std::size_t{1} << log2n)) {
       p.rows_in_runs(x, rows, log2n, [&](H* at, int run) { p.run16(at, run, log2n, factor, scratch); });
@@ -223,6 +243,11 @@ class Pipeline {
 
   static int bits_of(std::size_t bytes) {
     return std::bit_width(std::max<std::size_t>(bytes / sizeof(W), 1)) - 1;
+  }
+
+  static const Route* route_of(int log2n, Order order) {
+    if constexpr (std::is_void_v<Route>) return nullptr;
+    else return Ops::route_for(log2n, order);
   }
 
   static W factor_of(double scale) {
@@ -446,15 +471,16 @@ class Pipeline {
     }
   }
 
-  /// wht16_rows on a run of 2^run 16-bit floats: its rows of 2^log2n.
+  /// wht16_rows on a run of 2^run 16-bit floats: its rows of 2^log2n (into route_'s order,
+  /// if there is one: then the first sweep covers them whole).
   template <class H>
   void run16(H* at, int run, int log2n, W factor, W* scratch) const {
-    if (Ops::first_sweep_only(at, run, log2n, factor)) return;
+    if (Ops::first_sweep_only(at, run, log2n, factor, route_)) return;
     const std::size_t n = std::size_t{1} << run;
     if (run < Ops::kLanesLog2) {  // shorter than a vector: in words, on the stack
       W words[std::size_t{1} << Ops::kLanesLog2];
       stages_from(words, run, 0, W(1), at, nullptr, log2n);
-      for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<H>(words[i] * factor);
+      for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<H>(words[from_natural(i, log2n)] * factor);
       return;
     }
     int k = 0;
@@ -464,10 +490,36 @@ class Pipeline {
       Ops::columns_to(scratch + base, h, at + base, h, k, h, false, factor);
   }
 
-  /// The rows of 2^log2n words in a run of 2^run (one row: a whole walk of its own).
+  /// The rows of 2^log2n words in a run of 2^run (one row: a whole walk of its own), into
+  /// route_'s order if there is one.
   void transform_run(W* at, int run, int log2n, double scale) const {
-    if (run == log2n && log2n > leaf_) wht(at, at, log2n, 1, scale, *geometry_);
+    if (route_ != nullptr) ordered_run(at, run, log2n, factor_of(scale));
+    else if (run == log2n && log2n > leaf_) wht(at, at, log2n, 1, scale, *geometry_);
     else stages(at, run, 0, factor_of(scale), nullptr, nullptr, log2n);
+  }
+
+  /// The rows of 2^log2n words in a run of 2^run, times factor, each into route_'s order in
+  /// the first sweep's registers; a run shorter than a vector word by word.
+  void ordered_run(W* at, int run, int log2n, W factor) const {
+    if constexpr (!std::is_void_v<Route>) {
+      if (Ops::first_sweep_only(at, run, log2n, factor, route_)) return;
+      stages(at, run, 0, factor, nullptr, nullptr, log2n);
+      W words[Ops::kLanes];
+      std::copy_n(at, std::size_t{1} << run, words);
+      for (std::size_t i = 0; i < (std::size_t{1} << run); ++i) at[i] = words[from_natural(i, log2n)];
+    }
+  }
+
+  /// Where word i of rows of 2^log2n back to back comes from in their natural order: i, or
+  /// in route_'s order.
+  std::size_t from_natural(std::size_t i, int log2n) const {
+    if constexpr (!std::is_void_v<Route>) {
+      if (route_ != nullptr) {
+        const std::size_t size = std::size_t{1} << log2n;
+        return (i & ~(size - 1)) | natural_index(i & (size - 1), log2n, route_->order);
+      }
+    }
+    return i;
   }
 
   /// How many rows, from the first, wht_rows transformed before a word failed the limit
@@ -480,11 +532,11 @@ class Pipeline {
     bool fits = true;
     rows_in_runs(x, rows, log2n, [&](W* at, int run) {
       if (!fits) return;
-      if (run == log2n && log2n > leaf_) {  // a long row: checked leaf by leaf in its walk
+      if (run == log2n && log2n > leaf_ && route_ == nullptr) {  // a long row: checked leaf by leaf in its walk
         fits = wht_bounded(at, at, log2n, 1, limit_, *geometry_);
       } else {
         fits = Ops::below(at, std::size_t{1} << run, limit_);
-        if (fits) stages(at, run, 0, W(1), nullptr, nullptr, log2n);
+        if (fits) transform_run(at, run, log2n, 1.0);
       }
       if (fits) done += std::size_t{1} << (run - log2n);
     }, leaf_ - 2);
@@ -710,6 +762,7 @@ class Pipeline {
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int leaf_ = 0, lo_ = 0, team_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
+  const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
   bool skip_outermost_sweep_ = false;  ///< run_but_outermost_sweep()
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
