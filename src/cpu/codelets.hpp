@@ -334,9 +334,9 @@ struct SimdOps {
 
   /// The route of rows of 2^n words into `order` (paley or sequency) in the first sweep's
   /// registers, made on first use; null where the first sweep does not hold such rows whole
-  /// or cannot route them. (Rows of 2^2 … 2^8 floats: 256 of them took 1.7–4.6× the time of
-  /// natural order when reordered after the transform, through a scratch row and a copy back:
-  /// docs/benchmarks.md.)
+  /// or cannot route them. (256 rows of 2^2 … 2^8 floats took 1.5–4.6× the time of natural
+  /// order when reordered after the transform, through scratch and a copy back; 0.98–1.6× so,
+  /// on the Xeon VM: docs/benchmarks.md.)
   static const Route* route_for(int n, Order order) {
     constexpr int kMaxLog2 = kLanesLog2 + kRadixLog2;
     if (n < 0 || n > kMaxLog2 || order == Order::hadamard) return nullptr;
