@@ -476,13 +476,8 @@ class Pipeline {
   template <class H>
   void run16(H* at, int run, int log2n, W factor, W* scratch) const {
     if (Ops::first_sweep_only(at, run, log2n, factor, route_)) return;
+    if (run < Ops::kLanesLog2) return short_run(at, run, log2n, factor);
     const std::size_t n = std::size_t{1} << run;
-    if (run < Ops::kLanesLog2) {  // shorter than a vector: in words, on the stack
-      W words[std::size_t{1} << Ops::kLanesLog2];
-      stages_from(words, run, 0, W(1), at, nullptr, log2n);
-      for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<H>(words[from_natural(i, log2n)] * factor);
-      return;
-    }
     int k = 0;
     const int s = stages_from(scratch, run, 0, W(1), at, &k, log2n);
     const std::size_t h = std::size_t{1} << s;
@@ -502,11 +497,20 @@ class Pipeline {
   /// the first sweep's registers; a run shorter than a vector word by word.
   void ordered_run(W* at, int run, int log2n, W factor) const {
     if constexpr (!std::is_void_v<Route>) {
-      if (Ops::first_sweep_only(at, run, log2n, factor, route_)) return;
-      stages(at, run, 0, factor, nullptr, nullptr, log2n);
+      if (!Ops::first_sweep_only(at, run, log2n, factor, route_)) short_run(at, run, log2n, factor);
+    }
+  }
+
+  /// The rows of 2^log2n words of a run of 2^run shorter than a vector (X: W, or 16-bit
+  /// floats), in place, times factor, in route_'s order if there is one: transformed in words
+  /// on the stack, then stored each where its order puts it.
+  template <class X>
+  void short_run(X* at, int run, int log2n, W factor) const {
+    if constexpr (!std::is_void_v<Route>) {
       W words[Ops::kLanes];
-      std::copy_n(at, std::size_t{1} << run, words);
-      for (std::size_t i = 0; i < (std::size_t{1} << run); ++i) at[i] = words[from_natural(i, log2n)];
+      stages_from(words, run, 0, W(1), at, nullptr, log2n);
+      for (std::size_t i = 0; i < (std::size_t{1} << run); ++i)
+        at[i] = static_cast<X>(words[from_natural(i, log2n)] * factor);
     }
   }
 
