@@ -6,9 +6,9 @@
 // coefficient gray(k) = k ⊕ (k >> 1) (order.hpp). With L = 2^q lanes a vector and the index
 // split k = (a, mid, b) into its top q bits, the m = n − 2q middle ones and the low q, the
 // Paley words (a, mid, ·) are lane rev(a) of the natural vectors (rev(·), rev(mid)): for each
-// mid, a tile of L vectors loaded from L rows, transposed in registers (q rounds of
-// interleaves and block shuffles, Tiles::transpose; loading and storing the registers in
-// bit-reversed order reverses both indices) and stored as L vectors of L rows. Sequency order
+// mid, a tile of L vectors from L rows, transposed (its vectors gathered from 128-bit blocks
+// of the rows, then transposed within the blocks, Tiles::load_columns; loading and storing
+// them in bit-reversed order reverses both indices) and stored as L vectors of L rows. Sequency order
 // is the same tile with each vector stored where the Gray map sends it, its lanes permuted:
 // sequency vector v' is Paley vector gray(v') with lane l ← l ⊕ (l >> 1) ⊕ (v' & 1)·L/2. The
 // tiles go in the order of the columns they read, so that each of the L rows is read straight
@@ -62,6 +62,14 @@ class Tiles {
   }
 
  private:
+  /// x, of which the compiler may assume nothing: so that it computes addresses from x where
+  /// they are used, not all of them once before a loop (more than the registers hold).
+  template <class X>
+  HWY_INLINE static X opaque(X x) {
+    asm volatile("" : "+r"(x));  // volatile: not hoisted out of the loop either
+    return x;
+  }
+
   /// The prefix XOR of x from its top bit down: the inverse of gray().
   static constexpr std::size_t gray_inverse(std::size_t x) {
     for (int s = 1; s < 64; s <<= 1) x ^= x >> s;
@@ -80,32 +88,84 @@ class Tiles {
   /// read straight through; the stores go where the order sends them.
   template <bool kSequency, bool kStream>
   static void tiles(const U* __restrict in, U* __restrict out, int n, int threads) {
-    const int m = n - 2 * q;
-    const auto count = static_cast<std::ptrdiff_t>(std::size_t{1} << m);
+    const std::size_t count = std::size_t{1} << (n - 2 * q);
     const int team = threads > 0 ? threads : omp_get_max_threads();
     if (team > 1 && (sizeof(U) << n) >= kParallelReorderBytes) {
 #pragma omp parallel num_threads(team)
       {
-#pragma omp for schedule(static)
-        for (std::ptrdiff_t t = 0; t < count; ++t) tile<kSequency, kStream>(in, out, n, m, static_cast<std::size_t>(t));
-        if constexpr (kStream) hwy::FlushStream();
+        const auto t = static_cast<std::size_t>(omp_get_thread_num()), size = static_cast<std::size_t>(omp_get_num_threads());
+        tile_run<kSequency, kStream>(in, out, n, count * t / size, count * (t + 1) / size);
       }
       return;
     }
-    for (std::ptrdiff_t t = 0; t < count; ++t) tile<kSequency, kStream>(in, out, n, m, static_cast<std::size_t>(t));
+    tile_run<kSequency, kStream>(in, out, n, 0, count);
+  }
+
+  /// Tiles [t0, t1): each one's columns loaded straight into place (load_columns), then
+  /// stored. The tile's place, mid = rev(t) over m bits, follows t: adding 1 to t flips its
+  /// trailing ones and the zero above them, which are mid's leading bits. (The bit reversal
+  /// made afresh, and every tile's load and store addresses hoisted out of the loop, took
+  /// about 100 scalar instructions a tile, and spilled the addresses; that was more than the
+  /// tile's shuffles.)
+  template <bool kSequency, bool kStream>
+  static void tile_run(const U* __restrict in, U* __restrict out, int n, std::size_t t0, std::size_t t1) {
+    const int m = n - 2 * q;
+    const std::size_t all = (std::size_t{1} << m) - 1;
+    std::size_t mid = bit_reverse(t0, m);
+    for (std::size_t t = t0; t < t1; ++t) {
+      V r[L];  // the loops unrolled, so that r stays in registers
+      load_columns(in + (t << q), opaque(std::size_t{1} << (n - q)), r);
+      store_columns<kSequency, kStream>(r, out, m, mid);
+      mid ^= all & ~(all >> (std::countr_one(t) + 1));
+    }
     if constexpr (kStream) hwy::FlushStream();
   }
 
-  template <bool kSequency, bool kStream>
-  HWY_INLINE static void tile(const U* __restrict in, U* __restrict out, int n, int m, std::size_t t) {
+  /// A vector whose 128-bit block k is the 128 bits at p[k].
+  HWY_INLINE static V load_blocks(const U* const* p) {
     const D d;
-    const int high = n - q;
-    const std::size_t mid = bit_reverse(t, m);
-    const U* src = in + (t << q);
-    V r[L];  // the loops unrolled, so that r stays in registers
-#pragma GCC unroll 16
-    for (std::size_t s = 0; s < L; ++s) r[s] = hn::LoadU(d, src + (rev(s) << high));
-    transpose_store<kSequency, kStream>(r, out, m, mid);
+    if constexpr (nb == 1) {
+      return hn::LoadU(d, p[0]);
+    } else if constexpr (nb == 2) {  // the upper block: an insert from memory
+      const hn::Half<D> dh;
+      return Combine(d, hn::LoadU(dh, p[1]), hn::LoadU(dh, p[0]));
+    } else {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      // Inserts from memory (a load and a blend's port on Intel); Highway's Combine of two
+      // halves would insert the upper half from a register, a shuffle.
+      __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0])));
+      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1])), 1);
+      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2])), 2);
+      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3])), 3);
+      const hn::Repartition<std::uint32_t, D> du;
+      return hn::BitCast(d, hn::Vec<decltype(du)>{v});
+#else
+      static_assert(nb <= 2, "vectors of four blocks: only AVX-512 among the targets built");
+#endif
+    }
+  }
+
+  /// r[c] ← column c of the tile whose row slot l (transpose()'s r[l]) is the vector at
+  /// src + rev(l)·stride: each vector first gathered from 128-bit blocks of nb rows (block k of
+  /// vector g·B + i: block g of slot k·B + i), then B of them transposed within their blocks,
+  /// so that no shuffle crosses blocks (on AVX-512, 32 shuffles and 48 inserts from memory
+  /// where transpose() takes 64 shuffles and 16 blends). Slot k·B + i is row rev(i)·nb +
+  /// rev(k) (the reversals over log2 B and log2 nb bits): the rows of one i lie at one base,
+  /// 0 … nb − 1 strides on, so that few addresses are live.
+  HWY_INLINE static void load_columns(const U* src, std::size_t stride, V* r) {
+    V a[L];
+#pragma GCC unroll 4
+    for (std::size_t i = 0; i < B; ++i) {
+      const U* base = src + bit_reverse(i, std::countr_zero(B)) * nb * stride;
+#pragma GCC unroll 4
+      for (std::size_t g = 0; g < nb; ++g) {
+        const U* p[nb];
+#pragma GCC unroll 4
+        for (std::size_t k = 0; k < nb; ++k) p[k] = base + bit_reverse(k, std::countr_zero(nb)) * stride + g * B;
+        a[g * B + i] = load_blocks(p);
+      }
+    }
+    within_blocks(a, r);
   }
 
  public:
@@ -118,26 +178,8 @@ class Tiles {
   /// 38–41 and 14–15: docs/benchmarks.md.)
   HWY_INLINE static void transpose(V* r) {
     const D d;
-    constexpr std::size_t B = std::min<std::size_t>(16 / sizeof(U), L), nb = L / B;
     V u[L];
-    if constexpr (sizeof(U) == 4) {  // lanes, then pairs of lanes as one wide lane
-      const hn::RepartitionToWide<D> dw;
-#pragma GCC unroll 4
-      for (std::size_t g = 0; g < L; g += 4) {
-        const V t0 = InterleaveLower(d, r[g], r[g + 1]), t1 = InterleaveUpper(d, r[g], r[g + 1]);
-        const V t2 = InterleaveLower(d, r[g + 2], r[g + 3]), t3 = InterleaveUpper(d, r[g + 2], r[g + 3]);
-        u[g] = BitCast(d, InterleaveLower(dw, BitCast(dw, t0), BitCast(dw, t2)));
-        u[g + 1] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t0), BitCast(dw, t2)));
-        u[g + 2] = BitCast(d, InterleaveLower(dw, BitCast(dw, t1), BitCast(dw, t3)));
-        u[g + 3] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t1), BitCast(dw, t3)));
-      }
-    } else {
-#pragma GCC unroll 8
-      for (std::size_t g = 0; g < L; g += 2) {
-        u[g] = InterleaveLower(d, r[g], r[g + 1]);
-        u[g + 1] = InterleaveUpper(d, r[g], r[g + 1]);
-      }
-    }
+    within_blocks(r, u);
     // u[g·B + j], block k: column k·B + j of rows g·B … g·B + B − 1; that block goes to r[k·B + j].
 #pragma GCC unroll 4
     for (std::size_t j = 0; j < B; ++j) {
@@ -162,19 +204,69 @@ class Tiles {
   /// words apart); transposed and stored into out in the order.
   template <bool kSequency, bool kStream>
   HWY_INLINE static void transpose_store(V* r, U* __restrict out, int m, std::size_t mid) {
-    const D d;
     transpose(r);
-#pragma GCC unroll 16
-    for (std::size_t a = 0; a < L; ++a) {
-      V row = r[rev(a)];
-      std::size_t v = (a << m) | mid;  // the Paley vector
-      if constexpr (kSequency) {  // → sequency vector gray⁻¹(v), its lanes permuted
-        const std::size_t low = gray_inverse(mid) ^ ((std::popcount(a) & 1) != 0 ? (std::size_t{1} << m) - 1 : 0);
-        v = (gray_inverse(a) << m) | low;
-        row = hn::TableLookupLanes(row, hn::SetTableIndices(d, kGrayLanes[v & 1].data()));
+    store_columns<kSequency, kStream>(r, out, m, mid);
+  }
+
+ private:
+  static constexpr std::size_t B = std::min<std::size_t>(16 / sizeof(U), L), nb = L / B;
+
+  /// u[g + j] lane b·B + i ← r[g + i] lane b·B + j for each group g of B vectors and each
+  /// block b: the B × B transposes within 128-bit blocks.
+  HWY_INLINE static void within_blocks(const V* r, V* u) {
+    const D d;
+    if constexpr (sizeof(U) == 4) {  // lanes, then pairs of lanes as one wide lane
+      const hn::RepartitionToWide<D> dw;
+#pragma GCC unroll 4
+      for (std::size_t g = 0; g < L; g += 4) {
+        const V t0 = InterleaveLower(d, r[g], r[g + 1]), t1 = InterleaveUpper(d, r[g], r[g + 1]);
+        const V t2 = InterleaveLower(d, r[g + 2], r[g + 3]), t3 = InterleaveUpper(d, r[g + 2], r[g + 3]);
+        u[g] = BitCast(d, InterleaveLower(dw, BitCast(dw, t0), BitCast(dw, t2)));
+        u[g + 1] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t0), BitCast(dw, t2)));
+        u[g + 2] = BitCast(d, InterleaveLower(dw, BitCast(dw, t1), BitCast(dw, t3)));
+        u[g + 3] = BitCast(d, InterleaveUpper(dw, BitCast(dw, t1), BitCast(dw, t3)));
       }
-      if constexpr (kStream) hn::Stream(row, d, out + (v << q));
-      else hn::StoreU(row, d, out + (v << q));
+    } else {
+#pragma GCC unroll 8
+      for (std::size_t g = 0; g < L; g += 2) {
+        u[g] = InterleaveLower(d, r[g], r[g + 1]);
+        u[g + 1] = InterleaveUpper(d, r[g], r[g + 1]);
+      }
+    }
+  }
+
+  /// r[rev(a)] stored as vector a of tile mid's Paley vectors, or in sequency order: at the
+  /// vector the Gray map sends it to, its lanes permuted. Sequency vector w of the tile is
+  /// Paley vector a = gray(w), whose parity is w's low bit; its place within its row of
+  /// vectors, low, is gray⁻¹(mid), or that with its m bits flipped where a is odd. Both walks
+  /// go through the tile's vectors a pointer at a time, its step opaque, so that the compiler
+  /// keeps no address a vector.
+  template <bool kSequency, bool kStream>
+  HWY_INLINE static void store_columns(const V* r, U* __restrict out, int m, std::size_t mid) {
+    const D d;
+    const std::size_t step = opaque(L << m);  // words from vector a to vector a + 1
+    const auto put = [&](V v, U* to) {
+      if constexpr (kStream) hn::Stream(v, d, to);
+      else hn::StoreU(v, d, to);
+    };
+    if constexpr (!kSequency) {
+      U* to = out + (mid << q);
+#pragma GCC unroll 16
+      for (std::size_t a = 0; a < L; ++a, to = opaque(to + step)) put(r[rev(a)], to);
+    } else {
+      const std::size_t low = gray_inverse(mid), odd_low = low ^ ((std::size_t{1} << m) - 1);
+      const std::size_t e = low & 1;  // lane table of the even w: kGrayLanes[v & 1], v = (w << m) | low
+      const auto even_lanes = hn::SetTableIndices(d, kGrayLanes[e].data());
+      const auto odd_lanes = hn::SetTableIndices(d, kGrayLanes[m == 0 ? 1 : odd_low & 1].data());
+      U* to_even = out + (low << q);
+      U* to_odd = out + (odd_low << q) + step;
+#pragma GCC unroll 8
+      for (std::size_t w = 0; w < L; w += 2) {
+        put(hn::TableLookupLanes(r[rev(w ^ (w >> 1))], even_lanes), to_even);
+        put(hn::TableLookupLanes(r[rev((w + 1) ^ ((w + 1) >> 1))], odd_lanes), to_odd);
+        to_even = opaque(to_even + 2 * step);
+        to_odd = opaque(to_odd + 2 * step);
+      }
     }
   }
 };
