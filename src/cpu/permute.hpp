@@ -252,7 +252,10 @@ class Tiles {
     if constexpr (!kSequency) {
       U* to = out + (mid << q);
 #pragma GCC unroll 16
-      for (std::size_t a = 0; a < L; ++a, to = opaque(to + step)) put(r[rev(a)], to);
+      for (std::size_t a = 0; a < L; ++a) {
+        put(r[rev(a)], to);
+        if (a + 1 < L) to = opaque(to + step);  // no pointer past the array's end
+      }
     } else {
       const std::size_t low = gray_inverse(mid), odd_low = low ^ ((std::size_t{1} << m) - 1);
       const std::size_t e = low & 1;  // lane table of the even w: kGrayLanes[v & 1], v = (w << m) | low
@@ -264,8 +267,10 @@ class Tiles {
       for (std::size_t w = 0; w < L; w += 2) {
         put(hn::TableLookupLanes(r[rev(w ^ (w >> 1))], even_lanes), to_even);
         put(hn::TableLookupLanes(r[rev((w + 1) ^ ((w + 1) >> 1))], odd_lanes), to_odd);
-        to_even = opaque(to_even + 2 * step);
-        to_odd = opaque(to_odd + 2 * step);
+        if (w + 2 < L) {  // no pointer past the array's end
+          to_even = opaque(to_even + 2 * step);
+          to_odd = opaque(to_odd + 2 * step);
+        }
       }
     }
   }
