@@ -258,9 +258,11 @@ class Tiles {
       }
     } else {
       const std::size_t low = gray_inverse(mid), odd_low = low ^ ((std::size_t{1} << m) - 1);
-      const std::size_t e = low & 1;  // lane table of the even w: kGrayLanes[v & 1], v = (w << m) | low
+      // Lane table kGrayLanes[v & 1] of v = (w << m) | low: low's bit for the even w (0 where
+      // m = 0), the other one for the odd w.
+      const std::size_t e = low & 1;
       const auto even_lanes = hn::SetTableIndices(d, kGrayLanes[e].data());
-      const auto odd_lanes = hn::SetTableIndices(d, kGrayLanes[m == 0 ? 1 : odd_low & 1].data());
+      const auto odd_lanes = hn::SetTableIndices(d, kGrayLanes[e ^ 1].data());
       U* to_even = out + (low << q);
       U* to_odd = out + (odd_low << q) + step;
 #pragma GCC unroll 8
