@@ -8,7 +8,8 @@ packages=(cmake ninja-build g++ pkg-config libhwy-dev libcli11-dev libgtest-dev 
           libm4ri-dev libfftw3-dev libopenblas-dev
           libopenblas-openmp-dev libopenblas-pthread-dev nlohmann-json3-dev python3-dev python3-venv libopenmpi-dev openmpi-bin
           ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
-          clang libclang-rt-14-dev libomp-dev)  # the tests' sanitizer, libFuzzer and ThreadSanitizer builds
+          clang libclang-rt-14-dev libomp-dev  # the tests' sanitizer, libFuzzer and ThreadSanitizer builds
+          ccache)  # scripts/test.sh: the Python package's build reuses the Release build's kernels
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,13 +14,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 stage() { echo "== $1 (at ${SECONDS} s)"; }
+# ccache (stages 1 and 6) keeps its cache in the build directory, like everything else here.
+export CCACHE_DIR="$PWD/build/ccache"
 
 stage "1/6 Release build and tests"
 # Without a GPU the CUDA sources are compiled (and their tests skip): for one architecture, which
 # takes nvcc half the time of the default three. With a GPU, the default architectures.
 cuda_args=()
 if ! nvidia-smi -L >/dev/null 2>&1; then cuda_args=(-DCMAKE_CUDA_ARCHITECTURES=90-real); fi
-bash scripts/setup.sh build "${cuda_args[@]}"
+# Through ccache, so that the Python package's build (stage 6) takes the objects it compiles
+# alike, the instruction sets' copies of the kernels above all, from this one.
+bash scripts/setup.sh build "${cuda_args[@]}" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
@@ -79,7 +83,12 @@ stage "6/6 Python package: pip install . into build/venv, then pytest"
 # tests say they were skipped otherwise). No build isolation, so that build/python is reused.
 python3 -m venv build/venv
 build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy jax
-CMAKE_BUILD_PARALLEL_LEVEL="$jobs" build/venv/bin/python -m pip install -q --no-build-isolation -C build-dir=build/python .
+# The Release build's compiler, by the same name: ccache tells c++ from g++ even where they are one.
+cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
+ccache --zero-stats >/dev/null
+CMAKE_BUILD_PARALLEL_LEVEL="$jobs" build/venv/bin/python -m pip install -q --no-build-isolation -C build-dir=build/python \
+  -C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache -C cmake.define.CMAKE_CXX_COMPILER="$cxx" .
+echo "test: the Python package's compilations found in ccache:$(ccache --show-stats | grep -m1 'Hits:' | tr -s ' ' | cut -d: -f2)"
 # Run from outside the source tree so that the installed package is the one imported. pytest
 # exits 5 when it collects no test: that fails this script like any other failure.
 (cd build && venv/bin/python -m pytest -q -rs ../tests/python)
