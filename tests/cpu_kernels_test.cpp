@@ -88,17 +88,12 @@ std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) 
          std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
-/// Small integers, −8 … 8: every float result below is exact, so comparisons are bitwise. The
-/// base-17 digits of random numbers, fourteen from each (a uniform_int_distribution draw for
-/// every element was a seventh of the slowest test's profile here in the sanitizer build).
+/// Small integers: every float result below is exact, so comparisons are bitwise.
 template <class W>
 Vec<W> small_integers(std::size_t size, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> d(-8, 8);
   Vec<W> v(size);
-  std::uint64_t digits = 0;
-  for (std::size_t i = 0; i < size; ++i, digits /= 17) {
-    if (i % 14 == 0) digits = rng();
-    v[i] = static_cast<W>(static_cast<int>(digits % 17) - 8);
-  }
+  for (auto& e : v) e = static_cast<W>(d(rng));
   return v;
 }
 
