@@ -25,6 +25,17 @@ if ! nvidia-smi -L >/dev/null 2>&1; then cuda_args=(-DCMAKE_CUDA_ARCHITECTURES=9
 # Through ccache, so that the Python package's build (stage 6) takes the objects it compiles
 # alike, the instruction sets' copies of the kernels above all, from this one.
 bash scripts/setup.sh build "${cuda_args[@]}" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+# Stage 6's virtual environment, made meanwhile: pip mostly waits on downloads and the disk.
+# Nothing global is touched: the build tools, NumPy, pytest and SciPy (the tests' reference)
+# go into it, with JAX (CPU), whose arrays exercise the DLPack path and bfloat16 (PyTorch, 3 GB
+# with its CUDA libraries, and CuPy are tested where installed; their tests say they were
+# skipped otherwise).
+(python3 -m venv build/venv &&
+  exec build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy jax) \
+  > build/venv.log 2>&1 &
+venv_pid=$!
+cleanup() { kill "$venv_pid" 2>/dev/null || true; }  # when a stage fails before stage 6 waits for it
+trap cleanup EXIT
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
@@ -65,7 +76,7 @@ OMP_TOOL_LIBRARIES=$(clang -print-resource-dir)/../../libarcher.so \
 
 stage "5/6 Install, then consume with find_package and with pkg-config"
 prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
+trap 'cleanup; rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix" >/dev/null
 "$prefix/bin/fastconv" --version
 cmake -S tests/consumer -B "$prefix/consumer-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
@@ -77,12 +88,13 @@ g++ -o "$prefix/consumer-pc" tests/consumer/main.cpp \
 "$prefix/consumer-pc"
 
 stage "6/6 Python package: pip install . into build/venv, then pytest"
-# Nothing global is touched: the build tools, NumPy, pytest and SciPy (the tests' reference)
-# go into the virtual environment, with JAX (CPU), whose arrays exercise the DLPack path and
-# bfloat16 (PyTorch, 3 GB with its CUDA libraries, and CuPy are tested where installed; their
-# tests say they were skipped otherwise). No build isolation, so that build/python is reused.
-python3 -m venv build/venv
-build/venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest scipy jax
+# The virtual environment made in the background during stage 1. No build isolation, so that
+# build/python is reused.
+if ! wait "$venv_pid"; then
+  cat build/venv.log
+  echo "test: making the virtual environment build/venv failed (above)" >&2
+  exit 1
+fi
 # The Release build's compiler, by the same name: ccache tells c++ from g++ even where they are one.
 cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
 ccache --zero-stats >/dev/null
