@@ -95,6 +95,7 @@ if ! wait "$venv_pid"; then
   echo "test: making the virtual environment build/venv failed (above)" >&2
   exit 1
 fi
+venv_pid=  # reaped: nothing for cleanup() to stop
 # The Release build's compiler, by the same name: ccache tells c++ from g++ even where they are one.
 cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt)
 ccache --zero-stats >/dev/null

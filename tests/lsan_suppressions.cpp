@@ -6,12 +6,11 @@
 // compiles). With a cold cache the sanitizer build's tests that build OpenCL kernels then failed
 // at exit, 27 of 512 ("Direct leak of 16 byte(s) … in pocl_check_kernel_disk_cache …
 // libpocl-devices-pthread.so … start_thread"); with a warm one (scripts/test.sh's Release stage
-// compiles them first) none did. The suppression names PoCL's
-// library, not that function: LeakSanitizer's fast unwinder (the default) stops at the first
-// frame in libpocl, which has no frame pointers, so the stack it keeps names only the module.
-// What it lets through besides: allocations made inside PoCL, e.g. an OpenCL object we never
-// released (the OpenCL C++ bindings' handles release theirs); every allocation of ours is
-// still checked.
+// compiles them first) none did. The suppression names PoCL's library, not that function:
+// LeakSanitizer's fast unwinder (the default) stops at the first frame in libpocl, which has no
+// frame pointers, so the stack it keeps names only the module. What it lets through besides:
+// allocations made inside PoCL, e.g. an OpenCL object we never released (the OpenCL C++
+// bindings' handles release theirs); every allocation of ours is still checked.
 //
 // LeakSanitizer calls this hook itself, whichever way the program is run (ctest, by hand).
 #if defined(__has_feature)
