@@ -18,13 +18,12 @@
 namespace fastconv::cpu {
 
 // One table per compiled instruction set (kernels_isa.cpp); which exist depends on the
-// architecture (src/CMakeLists.txt).
+// architecture and on FASTCONV_CPU_ISAS (src/CMakeLists.txt), which defines
+// FASTCONV_CPU_ISA_<name> for each copy built.
 const IsaKernels& isa_portable() noexcept;
-#if defined(__x86_64__) || defined(__i386__)
 const IsaKernels& isa_sse4() noexcept;
 const IsaKernels& isa_avx2() noexcept;
 const IsaKernels& isa_avx512() noexcept;
-#endif
 
 namespace {
 
@@ -61,14 +60,22 @@ const Supported& supported() noexcept {
     r.isas[r.count++] = &isa_portable();
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    const bool sse4 = __builtin_cpu_supports("sse4.2");
-    const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                      __builtin_cpu_supports("bmi2") && has_f16c();
-    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    // [[maybe_unused]]: a build without some copies (FASTCONV_CPU_ISAS) does not ask.
+    [[maybe_unused]] const bool sse4 = __builtin_cpu_supports("sse4.2");
+    [[maybe_unused]] const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                                       __builtin_cpu_supports("bmi2") && has_f16c();
+    [[maybe_unused]] const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                                         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+                                         __builtin_cpu_supports("avx512vl");
+#ifdef FASTCONV_CPU_ISA_sse4
     if (sse4) r.isas[r.count++] = &isa_sse4();
+#endif
+#ifdef FASTCONV_CPU_ISA_avx2
     if (avx2) r.isas[r.count++] = &isa_avx2();
+#endif
+#ifdef FASTCONV_CPU_ISA_avx512
     if (avx512) r.isas[r.count++] = &isa_avx512();
+#endif
 #endif
     return r;
   }();
