@@ -38,6 +38,17 @@ cleanup() { kill "$venv_pid" 2>/dev/null || true; }  # when a stage fails before
 trap cleanup EXIT
 ctest --test-dir build --output-on-failure -j "$jobs"
 
+# The cpu kernels are compiled once per instruction set and picked at run time (src/cpu/dispatch.cpp).
+# The sanitizer builds below compile only the copies this CPU runs, as the Release build's
+# `fastconv info` lists them (its cpu line, then "variants: portable, sse4, avx2 (default)"):
+# stage 2 all of those (the tests run each), stage 4 the default. A copy the CPU cannot run
+# (avx512 on an AVX2-only machine: 56 s of the sanitizer build's CPU there) would only be
+# compiled; the Release build above compiles every one. If the list cannot be read, the
+# variables are empty and those builds take every copy.
+cpu_info=$(build/tools/fastconv/fastconv info | sed -n '/^  cpu: /{p;n;p}')
+runnable_isas=$(sed -n 's/^ *variants: //p' <<<"$cpu_info" | sed 's/ (default)//; s/, /;/g')
+default_isa=$(sed -n 's/^  cpu: \([a-z0-9]*\) variant.*/\1/p' <<<"$cpu_info")
+
 stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)
 # Line tables are all the sanitizers' reports need, and build much faster than full debug info.
@@ -46,7 +57,8 @@ fuzz_seconds=${FASTCONV_FUZZ_SECONDS:-10}
 # has MKL (scripts/setup.sh), both FFT libraries are then built and tested in every run.
 CC=clang CXX=clang++ bash scripts/setup.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFASTCONV_FFT=fftw \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DFASTCONV_SANITIZE=ON \
-  -DFASTCONV_FUZZ=ON -DFASTCONV_FUZZ_SECONDS="$fuzz_seconds" -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF
+  -DFASTCONV_FUZZ=ON -DFASTCONV_FUZZ_SECONDS="$fuzz_seconds" -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_CUDA=OFF \
+  -DFASTCONV_CPU_ISAS="$runnable_isas"
 # intercept_tls_get_addr=0: LeakSanitizer does not track the dynamic TLS of dlopen()ed libraries.
 # PoCL loads every compiled kernel as such a library, and at the exit of a process that had
 # built many of them (DeviceTyped.DyadicOperationsUpTo20<double, OpenCl>: two variants × 21
@@ -66,12 +78,10 @@ ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "4/6 ThreadSanitizer build of the concurrency tests"
-# Of the cpu kernels' instruction-set copies, only the one this CPU runs (the Release build's
-# `fastconv info` names it) and portable: the others cost this build about 45 s of CPU and are
-# never called here. (If the name cannot be read, FASTCONV_CPU_ISAS is empty: all of them.)
-isa=$(build/tools/fastconv/fastconv info | sed -n 's/^  cpu: \([a-z0-9]*\) variant.*/\1/p')
+# Of the cpu kernels' copies, only the default (and portable): the concurrency tests call no
+# other; the rest cost this build about 45 s of CPU.
 CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DFASTCONV_TSAN=ON -DFASTCONV_CPU_ISAS="$isa" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DFASTCONV_TSAN=ON -DFASTCONV_CPU_ISAS="$default_isa" \
   -DFASTCONV_CUDA=OFF -DFASTCONV_MPI=OFF -DFASTCONV_BUILD_BENCH=OFF -DFASTCONV_BUILD_CLI=OFF >/dev/null
 cmake --build build-tsan -j "$jobs" --target fastconv_concurrency_tests
 OMP_TOOL_LIBRARIES=$(clang -print-resource-dir)/../../libarcher.so \
