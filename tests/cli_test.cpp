@@ -944,13 +944,13 @@ TEST_F(Cli, Conv2dBadInputs) {
 
 #ifdef FASTCONV_MPIEXEC
 // `mpirun -np P fastconv ... --distributed` writes the same file as the single-process command.
-// (No LeakSanitizer under mpirun: see tests/CMakeLists.txt.)
+// (No LeakSanitizer under mpirun, and a TMPDIR of its own for each: see tests/CMakeLists.txt.)
 class CliDistributed : public Cli {
  protected:
   Result mpirun(int ranks, const std::string& args) const {
     return run(args, "",
                "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 "
-               "ASAN_OPTIONS=detect_leaks=0 '" FASTCONV_MPIEXEC
+               "ASAN_OPTIONS=detect_leaks=0 '" FASTCONV_MPI_TMPDIR "' '" FASTCONV_MPIEXEC
                "' --oversubscribe -np " + std::to_string(ranks) + " ");
   }
 
