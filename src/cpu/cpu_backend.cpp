@@ -201,6 +201,10 @@ class CpuWht final : public detail::WhtKernel {
 
   void execute(void* data, std::size_t rows, std::size_t stride, double scale) const override {
     W* base = static_cast<W*>(data);
+    if (rows == 1 && order_ == Order::hadamard) {  // transform_row's case, without its set-up
+      kernels_.wht(base, base, log2n_, threads_, scale, Geometry::of_this_cpu());
+      return;
+    }
     const auto n_rows = static_cast<std::ptrdiff_t>(rows);
     const std::size_t size = std::size_t{1} << log2n_;
     if (batched(rows, stride) || packable(rows, stride)) {
@@ -322,6 +326,10 @@ class CpuWht final : public detail::WhtKernel {
   Bounded execute_bounded(void* data, std::size_t rows, std::size_t stride, int limit_log2) const override {
     if constexpr (std::is_same_v<W, std::uint32_t> || std::is_same_v<W, std::uint64_t>) {
       W* base = static_cast<W*>(data);
+      if (rows == 1 && order_ == Order::hadamard)  // as execute(): transform_row's case, directly
+        return kernels_.wht_bounded(base, base, log2n_, threads_, limit_log2, Geometry::of_this_cpu())
+                   ? Bounded::done
+                   : Bounded::exceeded;
       const auto n_rows = static_cast<std::ptrdiff_t>(rows);
       const std::size_t size = std::size_t{1} << log2n_;
       if (batched(rows, stride) || packable(rows, stride)) {

@@ -86,8 +86,13 @@ class Pipeline {
   using W = typename Ops::Word;
   using Route = typename RouteOf<Ops>::type;
 
-  /// out ← scale · W·in (in may equal out).
+  /// out ← scale · W·in (in may equal out). An array within one L1 leaf goes straight to
+  /// its stages, with no walk or team to plan (which was most of a call's fixed cost).
   static void wht(const W* in, W* out, int log2n, int threads, double scale, const Geometry& g) {
+    if ((sizeof(W) << log2n) <= g.leaf_bytes) {
+      Pipeline(out, log2n, g).stages(out, log2n, 0, factor_of(scale), in != out ? in : nullptr);
+      return;
+    }
     Pipeline(in, out, log2n, threads, g, Middle<W>{}, factor_of(scale)).run();
   }
 
@@ -96,10 +101,11 @@ class Pipeline {
   /// not in). The check rides on the walk: each L1 leaf is checked as it is first read, so it
   /// is in L1 for its transform, and a leaf that fails undoes the parts done before it.
   static bool wht_bounded(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) {
-    Pipeline p(in, out, log2n, threads, g, Middle<W>{}, W(1));
+    const bool in_leaf = (sizeof(W) << log2n) <= g.leaf_bytes;  // as wht(): no walk to plan
+    Pipeline p = in_leaf ? Pipeline(out, log2n, g) : Pipeline(in, out, log2n, threads, g, Middle<W>{}, W(1));
     // Undoing needs 2^log2n·|x| < 2^(bits of the signed word): the limit a fitting result implies.
     p.limit_ = std::clamp(limit, 0, std::max(0, std::numeric_limits<std::make_signed_t<W>>::digits - log2n));
-    return p.run_bounded();
+    return in_leaf ? p.forward_bounded(in, out, log2n) : p.run_bounded();
   }
 
   /// `rows` rows of 2^log2n words each, back to back from x, each transformed in place
@@ -210,13 +216,13 @@ class Pipeline {
   static constexpr std::size_t kMinWordsPerThread = std::size_t{1} << 14;
 
   Pipeline(const W* in, W* out, int n, int threads, const Geometry& g, Middle<W> middle, W scale)
-      : in_(in), x_(out), n_(n), middle_(middle), scale_(scale), geometry_(&g) {
-    leaf_ = bits_of(g.leaf_bytes);
+      : Pipeline(out, n, g) {
+    in_ = in;
+    middle_ = middle;
+    scale_ = scale;
     const int block = std::max(bits_of(g.block_bytes), leaf_);
     block_words_ = std::size_t{1} << block;
     gather_bytes_ = g.gather_bytes;
-    l1_way_bytes_ = std::max<std::size_t>(g.l1_way_bytes, 1);
-    l1_ways_ = std::max<std::size_t>(g.l1_ways, 2);
     const std::size_t words = std::size_t{1} << n;
     const int want = threads > 0 ? threads : omp_get_max_threads();
     // A thread joins only for a share of at least kMinWordsPerThread words and the
@@ -233,6 +239,18 @@ class Pipeline {
     // need no more sweeps than before.
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
   }
+
+  /// What stages() reads of the Geometry: alone, for an array of 2^n ≤ a leaf's words (wht).
+  Pipeline(W* x, int n, const Geometry& g)
+      : in_(x),
+        x_(x),
+        n_(n),
+        scale_(W(1)),
+        geometry_(&g),
+        l1_way_bytes_(std::max<std::size_t>(g.l1_way_bytes, 1)),
+        l1_ways_(std::max<std::size_t>(g.l1_ways, 2)),
+        leaf_(bits_of(g.leaf_bytes)),
+        lo_(n) {}
 
   /// Whether src is x itself (never, for words of another type).
   template <class Src>
