@@ -86,13 +86,8 @@ class Pipeline {
   using W = typename Ops::Word;
   using Route = typename RouteOf<Ops>::type;
 
-  /// out ← scale · W·in (in may equal out). An array within one L1 leaf goes straight to
-  /// its stages, with no walk or team to plan (which was most of a call's fixed cost).
+  /// out ← scale · W·in (in may equal out).
   static void wht(const W* in, W* out, int log2n, int threads, double scale, const Geometry& g) {
-    if ((sizeof(W) << log2n) <= g.leaf_bytes) {
-      Pipeline(out, log2n, g).stages(out, log2n, 0, factor_of(scale), in != out ? in : nullptr);
-      return;
-    }
     Pipeline(in, out, log2n, threads, g, Middle<W>{}, factor_of(scale)).run();
   }
 
@@ -101,11 +96,10 @@ class Pipeline {
   /// not in). The check rides on the walk: each L1 leaf is checked as it is first read, so it
   /// is in L1 for its transform, and a leaf that fails undoes the parts done before it.
   static bool wht_bounded(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) {
-    const bool in_leaf = (sizeof(W) << log2n) <= g.leaf_bytes;  // as wht(): no walk to plan
-    Pipeline p = in_leaf ? Pipeline(out, log2n, g) : Pipeline(in, out, log2n, threads, g, Middle<W>{}, W(1));
+    Pipeline p(in, out, log2n, threads, g, Middle<W>{}, W(1));
     // Undoing needs 2^log2n·|x| < 2^(bits of the signed word): the limit a fitting result implies.
     p.limit_ = std::clamp(limit, 0, std::max(0, std::numeric_limits<std::make_signed_t<W>>::digits - log2n));
-    return in_leaf ? p.forward_bounded(in, out, log2n) : p.run_bounded();
+    return p.run_bounded();
   }
 
   /// `rows` rows of 2^log2n words each, back to back from x, each transformed in place
@@ -215,14 +209,29 @@ class Pipeline {
  private:
   static constexpr std::size_t kMinWordsPerThread = std::size_t{1} << 14;
 
-  Pipeline(const W* in, W* out, int n, int threads, const Geometry& g, Middle<W> middle, W scale)
-      : Pipeline(out, n, g) {
-    in_ = in;
-    middle_ = middle;
-    scale_ = scale;
-    const int block = std::max(bits_of(g.block_bytes), leaf_);
-    block_words_ = std::size_t{1} << block;
-    gather_bytes_ = g.gather_bytes;
+  HWY_INLINE Pipeline(const W* in, W* out, int n, int threads, const Geometry& g, Middle<W> middle, W scale)
+      : in_(in),
+        x_(out),
+        n_(n),
+        middle_(middle),
+        scale_(scale),
+        geometry_(&g),
+        gather_bytes_(g.gather_bytes),
+        l1_way_bytes_(std::max<std::size_t>(g.l1_way_bytes, 1)),
+        l1_ways_(std::max<std::size_t>(g.l1_ways, 2)),
+        leaf_(bits_of(g.leaf_bytes)),
+        lo_(n),
+        block_words_(std::size_t{1} << std::max(bits_of(g.block_bytes), leaf_)) {
+    // An array within one L1 leaf is one block (lo_ = n) on one thread: no walk or team to
+    // plan, which was most of a small call's fixed cost. This constructor and run() are
+    // inlined and the planning and the walk are not, so such a call costs little but its
+    // stages.
+    if ((sizeof(W) << n) > g.leaf_bytes) plan_walk(threads, g);
+  }
+
+  /// The team and the blocks of an array beyond one leaf.
+  HWY_NOINLINE void plan_walk(int threads, const Geometry& g) {
+    const int n = n_, block = std::countr_zero(block_words_);
     const std::size_t words = std::size_t{1} << n;
     const int want = threads > 0 ? threads : omp_get_max_threads();
     // A thread joins only for a share of at least kMinWordsPerThread words and the
@@ -239,18 +248,6 @@ class Pipeline {
     // need no more sweeps than before.
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
   }
-
-  /// What stages() reads of the Geometry: alone, for an array of 2^n ≤ a leaf's words (wht).
-  Pipeline(W* x, int n, const Geometry& g)
-      : in_(x),
-        x_(x),
-        n_(n),
-        scale_(W(1)),
-        geometry_(&g),
-        l1_way_bytes_(std::max<std::size_t>(g.l1_way_bytes, 1)),
-        l1_ways_(std::max<std::size_t>(g.l1_ways, 2)),
-        leaf_(bits_of(g.leaf_bytes)),
-        lo_(n) {}
 
   /// Whether src is x itself (never, for words of another type).
   template <class Src>
@@ -377,14 +374,20 @@ class Pipeline {
     return true;
   }
 
-  void run() {
+  /// The transform (with the middle, if any) of in_ into x_.
+  HWY_INLINE void run() {
+    if (lo_ == n_ && !middle_.active) {  // one block, in cache: its stages (inlined for small calls)
+      stages(x_, n_, 0, scale_, in_ != x_ ? in_ : nullptr);
+      return;
+    }
+    run_walk();
+  }
+
+  /// run() of one block with a middle, or of a walk.
+  HWY_NOINLINE void run_walk() {
     const std::size_t words = std::size_t{1} << n_;
     if (lo_ == n_) {  // one block: everything in cache
       const W* src = in_ != x_ ? in_ : nullptr;
-      if (!middle_.active) {
-        stages(x_, n_, 0, scale_, src);
-        return;
-      }
       // The last forward sweep, the middle and the same stages back in registers (as the
       // top sweep of larger arrays does), then the stages below it back; or, where the
       // codelet cannot (a shorter spectrum, one sweep in all), three steps.
@@ -779,10 +782,10 @@ class Pipeline {
   Middle<W> middle_;
   W scale_;
   const Geometry* geometry_;
-  std::size_t block_words_ = 1;
   std::size_t gather_bytes_ = 0;
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int leaf_ = 0, lo_ = 0, team_ = 1;
+  std::size_t block_words_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
   const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
   bool skip_outermost_sweep_ = false;  ///< run_but_outermost_sweep()
