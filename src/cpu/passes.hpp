@@ -287,11 +287,10 @@ class Pipeline {
   int stages_from(W* x, int m, int s0, W scale, const Src* src, int* held_radix, int upto) const {
     if (upto < 0) upto = m;
     const std::size_t n = std::size_t{1} << m;
-    if (s0 < upto && m > leaf_ && s0 < leaf_) {
-      const std::size_t leaf = std::size_t{1} << leaf_;
-      for (std::size_t b = 0; b < n; b += leaf)
-        stages_from(x + b, leaf_, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf_));
-      s0 = std::min(leaf_, upto);
+    if (const int leaf = leaf_of(m); s0 < upto && m > leaf && s0 < leaf) {
+      for (std::size_t b = 0; b < n; b += std::size_t{1} << leaf)
+        stages_from(x + b, leaf, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf));
+      s0 = std::min(leaf, upto);
       src = nullptr;
     }
     if (s0 >= upto) {
@@ -320,6 +319,13 @@ class Pipeline {
     }
     return upto;
   }
+
+  /// The leaves (log2 of their words) whose stages an array of 2^m words takes first, each
+  /// in L1: a leaf's worth, or half of it for an array of exactly two leaves, whose stage
+  /// across them would otherwise be a radix-2 sweep of its own. That costs a sweep's loads
+  /// and stores for one add a vector; with half leaves it goes with the next stage in a
+  /// radix-4 sweep, and the leaves need no more sweeps than before.
+  int leaf_of(int m) const { return m == leaf_ + 1 ? leaf_ - 1 : std::min(m, leaf_); }
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
@@ -439,7 +445,7 @@ class Pipeline {
   bool forward_bounded(const W* src, W* x, int m) const {
     const std::size_t words = std::size_t{1} << m;
     if (m <= lo_) {  // leaf by leaf: each checked as it comes into L1, then transformed there
-      const int leaf = std::min(m, leaf_);
+      const int leaf = leaf_of(m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
         if (!Ops::below(src + i, leaf_words, limit_)) {
