@@ -65,11 +65,12 @@ void textbook_rows(V& x, std::size_t size) {
   }
 }
 
-/// Geometries from tiny (many passes at n ≈ 10) to this CPU's own; the last fields, an L1 of
-/// few ways that aliases at short strides, make the in-cache sweeps take radix 2 and 4.
+/// Geometries from tiny (many passes at n ≈ 10; leaves of one double, two floats) to this
+/// CPU's own; the last fields, an L1 of few ways that aliases at short strides, make the
+/// in-cache sweeps take radix 2 and 4.
 std::vector<Geometry> geometries() {
   // {leaf, block, gather from, L1 way bytes, L1 ways}
-  return {Geometry{64, 256, 4096},  Geometry{64, 128, 1024},     Geometry{32, 64, 1 << 30},
+  return {Geometry{64, 256, 4096},  Geometry{64, 128, 1024},     Geometry{32, 64, 1 << 30}, Geometry{8, 64, 1024},
           Geometry{256, 1024, 8192}, Geometry{1024, 4096, 1 << 30}, Geometry{64, 1024, 8192, 64, 2},
           Geometry{256, 4096, 1 << 30, 256, 4}, Geometry::of_this_cpu()};
 }

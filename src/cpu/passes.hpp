@@ -325,7 +325,7 @@ class Pipeline {
   /// across them would otherwise be a radix-2 sweep of its own. That costs a sweep's loads
   /// and stores for one add a vector; with half leaves it goes with the next stage in a
   /// radix-4 sweep, and the leaves need no more sweeps than before.
-  int leaf_of(int m) const { return m == leaf_ + 1 ? leaf_ - 1 : std::min(m, leaf_); }
+  int leaf_of(int m) const { return m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_); }
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
