@@ -226,7 +226,7 @@ class Pipeline {
     // plan, which was most of a small call's fixed cost. This constructor and run() are
     // inlined and the planning and the walk are not, so such a call costs little but its
     // stages.
-    if ((sizeof(W) << n) > g.leaf_bytes) plan_walk(threads, g);
+    if (n > leaf_) plan_walk(threads, g);
   }
 
   /// The team and the blocks of an array beyond one leaf.
