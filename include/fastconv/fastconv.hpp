@@ -6,6 +6,7 @@
 #include "fastconv/conv2d.hpp"
 #include "fastconv/dyadic.hpp"
 #include "fastconv/error.hpp"
+#include "fastconv/memory.hpp"
 #include "fastconv/out_of_core.hpp"
 #include "fastconv/sbox.hpp"
 #include "fastconv/types.hpp"

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "fastconv/error.hpp"
+#include "fastconv/memory.hpp"
 
 namespace fastconv::detail {
 namespace {
@@ -101,15 +102,6 @@ void advise_huge_pages(void* p, std::size_t bytes) noexcept {
 #endif
 }
 
-void* allocate_bytes(std::size_t bytes) {
-  const bool big = bytes >= (std::size_t{128} << 10);
-  const std::size_t alignment = big ? kHugePageBytes : 64;
-  void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-  if (p == nullptr) throw std::bad_alloc();
-  if (big) advise_huge_pages(p, bytes);
-  return p;
-}
-
 void require_memory(std::uint64_t bytes, std::string_view what) {
   if (bytes < kMemoryCheckedFrom) return;
   const std::uint64_t available = available_memory_bytes();
@@ -130,3 +122,19 @@ void require_elements(std::uint64_t count, std::size_t element_bytes, std::strin
 }
 
 }  // namespace fastconv::detail
+
+namespace fastconv {
+
+void* allocate_aligned(std::size_t bytes) {
+  // From 128 KiB on glibc maps fresh pages anyway: whole huge pages cost nothing more.
+  const bool big = bytes >= (std::size_t{128} << 10);
+  const std::size_t alignment = big ? detail::kHugePageBytes : 128;
+  bytes = std::max<std::size_t>(bytes, 1);
+  if (bytes > std::numeric_limits<std::size_t>::max() - (alignment - 1)) throw std::bad_alloc();
+  void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  if (p == nullptr) throw std::bad_alloc();
+  if (big) detail::advise_huge_pages(p, bytes);
+  return p;
+}
+
+}  // namespace fastconv

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "fastconv/memory.hpp"
+
 namespace fastconv::detail {
 
 /// Bytes this process can still allocate without swapping or hitting a limit: the smallest of
@@ -46,14 +48,10 @@ struct FreeDeleter {
   void operator()(void* p) const noexcept { std::free(p); }
 };
 
-/// Uninitialised memory for std::free: 64-byte aligned, and from 128 KiB on (where glibc maps
-/// fresh pages anyway) 2 MiB-aligned with huge pages advised. Throws std::bad_alloc.
-void* allocate_bytes(std::size_t bytes);
-
-/// Uninitialised room for `count` words (allocate_bytes).
+/// Uninitialised room for `count` words (fastconv::allocate_aligned).
 template <class W>
 std::unique_ptr<W[], FreeDeleter> allocate_words(std::size_t count) {
-  return std::unique_ptr<W[], FreeDeleter>(static_cast<W*>(allocate_bytes(count * sizeof(W))));
+  return std::unique_ptr<W[], FreeDeleter>(static_cast<W*>(allocate_aligned(count * sizeof(W))));
 }
 
 }  // namespace fastconv::detail

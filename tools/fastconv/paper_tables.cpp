@@ -1,14 +1,11 @@
 #include "paper_tables.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
 
 namespace fastconv::cli {
 
@@ -30,16 +27,6 @@ std::vector<int> parse_sizes(const std::string& option, const std::string& text,
     rest = rest.substr(comma + 1);
   }
   return sizes;
-}
-
-void* allocate_aligned(std::size_t bytes) {
-  constexpr std::size_t huge_page = std::size_t{2} << 20;
-  const std::size_t align = bytes >= huge_page ? huge_page : 4096;
-  const std::size_t rounded = std::max<std::size_t>((bytes + align - 1) / align * align, align);
-  void* p = std::aligned_alloc(align, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  if (align == huge_page) madvise(p, rounded, MADV_HUGEPAGE);
-  return p;
 }
 
 namespace {

@@ -24,18 +24,13 @@ inline constexpr int kPaperMinLog2n = 1, kPaperMaxLog2n = 30;
 std::vector<int> parse_sizes(const std::string& option, const std::string& text, int min, int max,
                              const std::string& example);
 
-/// `bytes` of memory from std::aligned_alloc (free with std::free): 4096-byte aligned, or 2 MiB
-/// aligned with transparent huge pages requested from 2 MiB up.
-void* allocate_aligned(std::size_t bytes);
-
-/// `count` elements of T (uninitialised), aligned as allocate_aligned does, as
-/// bench/bench_common.hpp does for the cpu benchmarks: on a CPU OpenCL device such memory is
-/// used in place.
+/// `count` elements of T (uninitialised) from fastconv::allocate_aligned: on a CPU OpenCL
+/// device such memory is used in place.
 template <class T>
 class AlignedBuffer {
  public:
   explicit AlignedBuffer(std::size_t count)
-      : data_(static_cast<T*>(allocate_aligned(count * sizeof(T)))), count_(count) {}
+      : data_(static_cast<T*>(fastconv::allocate_aligned(count * sizeof(T)))), count_(count) {}
   /// A copy of `values`.
   explicit AlignedBuffer(const std::vector<T>& values) : AlignedBuffer(values.size()) {
     std::copy(values.begin(), values.end(), data_.get());
