@@ -8,14 +8,18 @@
 //   wht_batch/.../log2n:<n>/order:<order>                      the same, sequency or Paley order
 //   convolve/float/<backend>/threads:<t>/log2n:<n>             fastconv::convolve, inputs kept
 //   dyadic_system/float/<backend>/threads:<t>/log2n:<n>        DyadicSystem::apply (cached W·h)
+//   wht_memory/float/cpu/threads:1/log2n:<n>/memory:<m>        one in-place transform of a
+//                                                              std::vector or a fastconv::AlignedVector
 //
 // so `--benchmark_filter=wht/float/cpu` picks a series. Sizes are gated: see `--help` and
 // docs/benchmarks.md. Each case reports items (elements) and bytes processed per second.
 #include "bench_common.hpp"
 
 #include <bit>
+#include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace {
 
@@ -86,6 +90,29 @@ void add_batches(const bench::SizeOptions& o) {
   }
 }
 
+/// One in-place transform of the data of a std::vector<float> (where malloc puts it: from
+/// 128 KiB on 16 bytes past a cache line) or of a fastconv::AlignedVector<float>, side by side.
+/// The label gives the data's offset from a 64-byte line.
+template <class Vector>
+void add_wht_memory(int log2n, const char* memory) {
+  const std::string name = "wht_memory/float/cpu/threads:1/log2n:" + std::to_string(log2n) + "/memory:" + memory;
+  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    const fastconv::WhtPlan<float> plan(log2n, {}, Backend::cpu(1));
+    const auto input = bench::random_buffer<float>(plan.size());
+    Vector data(plan.size());
+    bench::time_in_place(state, 1, std::span<float>(data), input.cspan(), [&] { plan.execute(std::span<float>(data)); });
+    bench::set_throughput(state, plan.size(), sizeof(float));
+    state.SetLabel("offset " + std::to_string(reinterpret_cast<std::uintptr_t>(data.data()) % 64) + " B");
+  })->UseManualTime()->Unit(bench::unit_for(log2n));
+}
+
+void add_memory(const bench::SizeOptions& o) {
+  for (int n = std::max(o.min_log2n, 10); n <= o.max_log2n; ++n) {
+    add_wht_memory<std::vector<float>>(n, "std::vector");
+    add_wht_memory<fastconv::AlignedVector<float>>(n, "AlignedVector");
+  }
+}
+
 /// fastconv::convolve(f, g) with f and g preserved.
 void add_convolve(int log2n, const Backend& backend, int threads) {
   const std::string name = "convolve/float/" + tag(backend, threads) + "/log2n:" + std::to_string(log2n);
@@ -142,6 +169,7 @@ int main(int argc, char** argv) {
   add_wht_sizes<std::int64_t>(sizes);
   add_batches(sizes);
   add_dyadic(sizes);
+  add_memory(sizes);
   benchmark::AddCustomContext("fastconv_cpu", Backend::cpu(1).description());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
