@@ -7,7 +7,8 @@ and bfloat16). Results are the same kind of array as the input, on the same devi
 C-contiguous NumPy input of one of these types reaches the library without a copy; other
 integer or bool inputs are converted to int64 and other floating-point ones to float64.
 CUDA arrays are computed by the cuda backend on their own device and stream, without a copy
-through the host. ``wht(x, out=x)`` transforms a NumPy array in place. Integers are exact: a
+through the host. ``wht(x, out=x)`` transforms a NumPy array in place (fastest on one from
+``empty_aligned(shape, dtype)``, whose data starts on a 64-byte boundary). Integers are exact: a
 result that does not fit its type raises IntegerOverflowError. The GIL is released while the
 library computes. ``accumulate="float64"`` computes float32 (and float16/bfloat16) data in
 float64 and rounds each result once (host arrays; see docs/accuracy.md).
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 
 from . import _arrays, _fastconv
+from ._arrays import empty_aligned
 from ._conv2d import Conv2dPlan, conv2d
 from ._fastconv import Backend, BooleanFunction, SBox, backends, conv2d_fft_library, devices, variants
 
@@ -79,6 +81,7 @@ __all__ = [
     "dyadic_convolve",
     "dyadic_correlate",
     "dyadic_deconvolve",
+    "empty_aligned",
     "variants",
     "wht",
 ]

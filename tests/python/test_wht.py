@@ -111,6 +111,36 @@ def test_large_results_are_aligned_and_correct(order):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
+@pytest.mark.parametrize("shape", [0, 5, (3, 0), [1024], (2, 2**18)])
+def test_empty_aligned_is_numpy_empty_on_a_64_byte_boundary(dtype, shape):
+    a = fastconv.empty_aligned(shape, dtype)
+    like = np.empty(shape, dtype)
+    assert a.shape == like.shape and a.dtype == like.dtype
+    assert a.flags.c_contiguous and a.flags.writeable
+    assert a.size == 0 or a.ctypes.data % 64 == 0  # an empty array has no data to place
+    a.fill(1)  # all of it is its own
+    assert np.all(a == 1)
+
+
+def test_empty_aligned_refuses_what_numpy_empty_refuses():
+    with pytest.raises(ValueError):
+        fastconv.empty_aligned((4, -1), np.float32)
+    with pytest.raises(TypeError):
+        fastconv.empty_aligned(2.5, np.float32)
+    assert fastconv.empty_aligned(3).dtype == np.empty(3).dtype  # float64 by default, as NumPy
+
+
+@pytest.mark.parametrize("order", ["hadamard", "sequency", "paley"])
+def test_in_place_on_empty_aligned_matches_matrix(order):
+    n = 10
+    x = np.random.default_rng(12).integers(-3, 4, 2**n).astype(np.float32)
+    a = fastconv.empty_aligned(x.shape, x.dtype)
+    a[:] = x
+    assert fastconv.wht(a, order=order, out=a) is a
+    np.testing.assert_array_equal(a, (matrix(n, order) @ x.astype(np.int64)).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
 def test_one_call_path_matches_the_general_one(dtype):
     # A C-contiguous array along its last axis takes one call of the extension (copy and
     # transform), and so does out= another C-contiguous array; a strided out= takes the
