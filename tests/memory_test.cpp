@@ -45,7 +45,7 @@ TEST(AlignedVector, KeepsItsDataAlignedAsItGrows) {
   fastconv::AlignedVector<float> v;
   for (int i = 0; i < (1 << 17); ++i) {
     v.push_back(static_cast<float>(i));
-    if ((i & (i + 1)) == 0) {  // after each reallocation's size, 1, 3, 7, …
+    if ((i & (i + 1)) == 0) {  // at sizes 1, 2, 4, 8, …: where libstdc++ reallocates
       const std::size_t bytes = v.capacity() * sizeof(float);
       EXPECT_EQ(address(v.data()) % (bytes >= kHugeFrom ? kHugePage : 128), 0u) << v.size();
     }

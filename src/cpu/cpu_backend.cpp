@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -49,10 +48,7 @@ class BufferPool {
         if (k.p != nullptr && k.bytes == bytes) return std::exchange(k, Kept{}).p;
     }
     detail::require_memory(bytes, "the cpu backend's work buffer (a spectrum or reordering scratch)");
-    void* p = std::aligned_alloc(kHugePage, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    detail::advise_huge_pages(p, bytes);
-    return p;
+    return allocate_aligned(bytes);  // 2 MiB-aligned, huge pages advised
   }
 
   /// Keeps p, the newest, and the newest one kept before it if both fit kKeepBytes.
@@ -85,8 +81,8 @@ class BufferPool {
   Kept kept_[2];  ///< the newest first
 };
 
-/// `words` words, 64-byte aligned; from 128 KiB (where malloc turns to mmap and fresh pages)
-/// on, from the BufferPool, rounded up to 2 MiB.
+/// `words` words from allocate_aligned; from 128 KiB (where malloc turns to mmap and fresh
+/// pages) on, from the BufferPool, rounded up to 2 MiB.
 template <class W>
 class WordBuffer {
  public:
@@ -96,8 +92,7 @@ class WordBuffer {
       bytes_ = (bytes + BufferPool::kHugePage - 1) / BufferPool::kHugePage * BufferPool::kHugePage;
       data_ = static_cast<W*>(BufferPool::instance().take(bytes_));
     } else {
-      data_ = static_cast<W*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-      if (data_ == nullptr) throw std::bad_alloc();
+      data_ = static_cast<W*>(allocate_aligned(bytes));
     }
   }
   ~WordBuffer() {
