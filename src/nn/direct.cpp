@@ -24,8 +24,10 @@ namespace {
 template <class T>
 void direct_band(const DirectRows<T>& rows, std::size_t filters, const T* packed, const T* bias, T* out,
                  std::size_t count) {
-#if defined(__x86_64__)
+#if defined(FASTCONV_NN_HAVE_avx512)
   if (has_avx512()) return isa_avx512::band(rows, filters, packed, bias, out, count);
+#endif
+#if defined(FASTCONV_NN_HAVE_avx2)
   if (has_avx2_fma()) return isa_avx2::band(rows, filters, packed, bias, out, count);
 #endif
   isa_base::band(rows, filters, packed, bias, out, count);

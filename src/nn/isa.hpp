@@ -1,7 +1,8 @@
 // src/nn/isa.hpp — which copy of src/nn's hot loops to run. The files nn/*_isa.cpp are compiled
 // for the baseline and, on x86-64, for AVX2+FMA and (direct_isa.cpp, spectral_isa.cpp) AVX-512
-// (src/CMakeLists.txt); the library is built without -march flags so that one binary runs
-// everywhere.
+// where the cpu kernels' copies that choose them are built (src/CMakeLists.txt; the dispatchers
+// test FASTCONV_NN_HAVE_avx2 and FASTCONV_NN_HAVE_avx512); the library is built without -march
+// flags so that one binary runs everywhere.
 #pragma once
 
 #include <string_view>

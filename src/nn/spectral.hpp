@@ -23,8 +23,10 @@ namespace fastconv::nn {
 /// The channel sum of this CPU's instruction set (spectral_isa.cpp).
 template <class T>
 void channel_sum_block(const ChannelSumBlock<T>& block) {
-#if defined(__x86_64__)
+#if defined(FASTCONV_NN_HAVE_avx512)
   if (has_avx512()) return isa_avx512::channel_sum_block(block);
+#endif
+#if defined(FASTCONV_NN_HAVE_avx2)
   if (has_avx2_fma()) return isa_avx2::channel_sum_block(block);
 #endif
   isa_base::channel_sum_block(block);
@@ -34,8 +36,10 @@ void channel_sum_block(const ChannelSumBlock<T>& block) {
 template <class T>
 void channel_sum_pack(const std::complex<T>* spectrum, T* packed, std::size_t values) {
   const T* interleaved = reinterpret_cast<const T*>(spectrum);
-#if defined(__x86_64__)
+#if defined(FASTCONV_NN_HAVE_avx512)
   if (has_avx512()) return isa_avx512::channel_sum_pack(interleaved, packed, values);
+#endif
+#if defined(FASTCONV_NN_HAVE_avx2)
   if (has_avx2_fma()) return isa_avx2::channel_sum_pack(interleaved, packed, values);
 #endif
   isa_base::channel_sum_pack(interleaved, packed, values);
@@ -48,8 +52,10 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
   const T* xs = reinterpret_cast<const T*>(x);
   const T* us = reinterpret_cast<const T*>(u);
   T* ys = reinterpret_cast<T*>(y);
-#if defined(__x86_64__)
+#if defined(FASTCONV_NN_HAVE_avx512)
   if (has_avx512()) return isa_avx512::spectral_product(xs, us, ys, bins, accumulate);
+#endif
+#if defined(FASTCONV_NN_HAVE_avx2)
   if (has_avx2_fma()) return isa_avx2::spectral_product(xs, us, ys, bins, accumulate);
 #endif
   isa_base::spectral_product(xs, us, ys, bins, accumulate);

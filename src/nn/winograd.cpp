@@ -32,7 +32,7 @@ inline void filter_transform_1d(const double* g, std::size_t gs, double* o, std:
 /// The tiles of this CPU's instruction set (winograd_isa.cpp).
 template <class T>
 void winograd_tiles(const WinogradTiles<T>& tiles, std::size_t first, std::size_t count, T* scratch) {
-#if defined(__x86_64__)
+#if defined(FASTCONV_NN_HAVE_avx2)
   if (has_avx2_fma()) return isa_avx2::winograd_group(tiles, first, count, scratch);
 #endif
   isa_base::winograd_group(tiles, first, count, scratch);
