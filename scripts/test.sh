@@ -50,8 +50,8 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 # stage 2 all of those (the tests run each), stage 4 the default. A copy the CPU cannot run
 # (avx512 on an AVX2-only machine: 56 s of the sanitizer build's CPU there, and 21 s more for
 # conv2d's AVX-512 loops, which are built with it) would only be compiled; the Release build
-# above compiles every one. If the list cannot be read, the
-# variables are empty and those builds take every copy.
+# above compiles every one. If the list cannot be read, the variables are empty and those
+# builds take every copy.
 cpu_info=$(build/tools/fastconv/fastconv info | sed -n '/^  cpu: /{p;n;p}')
 runnable_isas=$(sed -n 's/^ *variants: //p' <<<"$cpu_info" | sed 's/ (default)//; s/, /;/g')
 default_isa=$(sed -n 's/^  cpu: \([a-z0-9]*\) variant.*/\1/p' <<<"$cpu_info")
