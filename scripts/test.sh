@@ -54,7 +54,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 # builds take every copy.
 cpu_info=$(build/tools/fastconv/fastconv info | sed -n '/^  cpu: /{p;n;p}')
 runnable_isas=$(sed -n 's/^ *variants: //p' <<<"$cpu_info" | sed 's/ (default)//; s/, /;/g')
-default_isa=$(sed -n 's/^  cpu: \([a-z0-9]*\) variant.*/\1/p' <<<"$cpu_info")
+default_isa=$(sed -n 's/^  cpu: \([a-z0-9_]*\) variant.*/\1/p' <<<"$cpu_info")
 
 stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)

@@ -13,6 +13,7 @@
 #include <random>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -774,6 +775,24 @@ TEST(CpuKernels, EveryVariantIsListedAndNamed) {
   ASSERT_FALSE(isas.empty());
   EXPECT_EQ(isas.front()->name, "portable");
   for (const IsaKernels* isa : isas) EXPECT_FALSE(isa->description.empty()) << isa->name;
+}
+
+// The CPUs whose FP units are 128 bits wide, told from their CPUID signatures (leaf 1's EAX:
+// stepping, model, family, extended model and family, as /proc/cpuinfo decodes them).
+TEST(CpuKernels, NarrowFloatingPointUnitsAreToldFromTheSignature) {
+  using fastconv::cpu::has_128bit_fp_units;
+  EXPECT_TRUE(has_128bit_fp_units("AuthenticAMD", 0x00800F12));   // EPYC 7601 (Zen, family 17h model 01h)
+  EXPECT_TRUE(has_128bit_fp_units("AuthenticAMD", 0x00800F82));   // Ryzen 7 2700X (Zen+, model 08h)
+  EXPECT_TRUE(has_128bit_fp_units("AuthenticAMD", 0x00810F81));   // Ryzen 5 3400G (Zen+, model 18h)
+  EXPECT_TRUE(has_128bit_fp_units("HygonGenuine", 0x00900F02));   // Hygon Dhyana (family 18h model 00h)
+  EXPECT_FALSE(has_128bit_fp_units("AuthenticAMD", 0x00830F10));  // EPYC 7742 (Zen 2, model 31h)
+  EXPECT_FALSE(has_128bit_fp_units("AuthenticAMD", 0x00870F10));  // Ryzen 9 3900X (Zen 2, model 71h)
+  EXPECT_FALSE(has_128bit_fp_units("AuthenticAMD", 0x00A00F11));  // EPYC 7763 (Zen 3, family 19h)
+  EXPECT_FALSE(has_128bit_fp_units("AuthenticAMD", 0x00A10F11));  // EPYC 9654 (Zen 4)
+  EXPECT_FALSE(has_128bit_fp_units("AuthenticAMD", 0x00600F20));  // Opteron 6380 (Piledriver, family 15h)
+  EXPECT_FALSE(has_128bit_fp_units("GenuineIntel", 0x00050657));  // Xeon Gold 6248 (Cascade Lake)
+  EXPECT_FALSE(has_128bit_fp_units("GenuineIntel", 0x000906EA));  // Core i7-8700 (Coffee Lake)
+  EXPECT_FALSE(has_128bit_fp_units(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", 12), 0));
 }
 
 }  // namespace

@@ -68,6 +68,26 @@ namespace fastconv::cpu::FASTCONV_ISA {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+/// The codelets' vectors of T: the widest the target has, or FASTCONV_CPU_VECTOR_BYTES wide in
+/// a copy built narrower (avx2_128, src/CMakeLists.txt: AVX2's instructions on 128-bit vectors,
+/// for CPUs whose floating-point units are 128 bits wide. There a 256-bit operation costs two,
+/// and the in-vector stage across its halves eight (vperm2f128 on AMD Zen): on the first-Zen VM
+/// the transforms of floats, doubles, int32 and int64 at 2^10 … 2^22 ran 1.01–1.24× faster on
+/// 128-bit vectors than on 256-bit ones; docs/benchmarks.md).
+#ifdef FASTCONV_CPU_VECTOR_BYTES
+template <class T>
+using VectorTag = hn::CappedTag<T, FASTCONV_CPU_VECTOR_BYTES / sizeof(T)>;
+#else
+template <class T>
+using VectorTag = hn::ScalableTag<T>;
+#endif
+
+/// The reorderings' tiles of T (permute.hpp): L × L words in the target's full vectors, at most
+/// 16 lanes (16 registers), also where VectorTag is narrower. (With avx2_128's 4 × 4 tiles of
+/// floats, sequency order at 2^14 … 2^20 took 1.09–1.48× as long as with 8 × 8 ones.)
+template <class T>
+using TileTag = hn::CappedTag<T, 16>;
+
 /// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16. (Radix 16 with
 /// 16 AVX2 registers spills: measured 1.5–2× slower, even in memory-bound sweeps.)
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
@@ -183,7 +203,7 @@ struct ScalarOps {
 template <class T>
 struct SimdOps {
   using Word = T;
-  using D = hn::ScalableTag<T>;
+  using D = VectorTag<T>;
   using V = hn::Vec<D>;
   static constexpr std::size_t kLanes = hn::MaxLanes(D());
   static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
@@ -192,22 +212,25 @@ struct SimdOps {
   static constexpr bool kFloat = std::is_floating_point_v<T>;
   static constexpr bool kMiddleInRegisters = kFloat;
 
-  /// a, b ← a + b, a − b.
-  static HWY_INLINE void butterfly(V& a, V& b) {
-    const V s = hn::Add(a, b);
+  /// a, b ← a + b, a − b. (VV: V, or a wider vector of T: the reorderings' tiles, TileTag.)
+  template <class VV>
+  static HWY_INLINE void butterfly(VV& a, VV& b) {
+    const VV s = hn::Add(a, b);
     b = hn::Sub(a, b);
     a = s;
   }
 
   /// The same butterfly on the FMA units: a, b ← b·1 + a, −(b·1) + a (exact: b·1 is b).
-  static HWY_INLINE void butterfly_on_fma(V& a, V& b) {
-    const V one = hn::Set(D(), T(1));
-    const V s = hn::MulAdd(b, one, a);
+  template <class VV>
+  static HWY_INLINE void butterfly_on_fma(VV& a, VV& b) {
+    const VV one = hn::Set(hn::DFromV<VV>(), T(1));
+    const VV s = hn::MulAdd(b, one, a);
     b = hn::NegMulAdd(b, one, a);
     a = s;
   }
 
-  /// All log2 R stages over R vectors held in registers, vector r belonging to row r.
+  /// All log2 R stages over R vectors held in registers, vector r belonging to row r (VV: V,
+  /// or the wider vectors of TileTag).
   ///
   /// Radix 8 and 16 on 32-register targets, floating point: every other butterfly runs on
   /// the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two others, and one add
@@ -216,9 +239,12 @@ struct SimdOps {
   /// sweeps across L1 leaves) a sweep in L1 went from 3.0 to 2.6 cycles per vector, whole
   /// transforms 1.01–1.02× (docs/benchmarks.md). At radix 4 and below the stores are the limit.
   /// (On Intel's AVX-512 cores adds and FMAs share their ports at the same latency, which
-  /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower.)
-  template <int kR, int kT = 1>
-  static HWY_INLINE void radix_in_registers(V* v) {
+  /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower, and on the
+  /// first Zen's 128-bit vectors (avx2_128) no faster: every other butterfly of the radix-8
+  /// sweeps 0.96–1.14× in two runs at 2^8 … 2^20 floats, no size faster in both; all those of
+  /// the sweeps after the first 0.94–1.03×.)
+  template <int kR, int kT = 1, class VV>
+  static HWY_INLINE void radix_in_registers(VV* v) {
     if constexpr (kT < kR) {
       // Butterfly p of this stage pairs rows q and q + kT.
 #pragma GCC unroll 16
@@ -301,7 +327,10 @@ struct SimdOps {
   /// blend after the shuffle. The ring's words wrap alike: −v of 2^31 is 2^31 either way.
 #if HWY_TARGET == HWY_AVX2
   static constexpr bool kSignedLanes = !kFloat && sizeof(T) == 4;
-  static HWY_INLINE V flip_sign(V v, V s) { return V{_mm256_sign_epi32(v.raw, s.raw)}; }
+  static HWY_INLINE V flip_sign(V v, V s) {
+    if constexpr (kLanes * sizeof(T) == 16) return V{_mm_sign_epi32(v.raw, s.raw)};  // avx2_128
+    else return V{_mm256_sign_epi32(v.raw, s.raw)};
+  }
 #elif HWY_TARGET == HWY_SSE4
   static constexpr bool kSignedLanes = !kFloat && sizeof(T) == 4;
   static HWY_INLINE V flip_sign(V v, V s) { return V{_mm_sign_epi32(v.raw, s.raw)}; }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -23,6 +24,7 @@ namespace fastconv::cpu {
 const IsaKernels& isa_portable() noexcept;
 const IsaKernels& isa_sse4() noexcept;
 const IsaKernels& isa_avx2() noexcept;
+const IsaKernels& isa_avx2_128() noexcept;
 const IsaKernels& isa_avx512() noexcept;
 
 namespace {
@@ -34,23 +36,35 @@ bool has_f16c() noexcept {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 }
 
-/// Whether the CPU is AMD's (CPUID leaf 0's vendor string): where direct sweeps over huge arrays
-/// were measured to thrash (Geometry::of_this_cpu).
-bool is_amd() noexcept {
+/// CPUID leaf 0's vendor string, e.g. "AuthenticAMD" (twelve zeros if the CPU does not say).
+std::string_view vendor() noexcept {
+  static const std::array<char, 12> name = [] {
+    std::array<char, 12> r{};
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return r;
+    std::memcpy(r.data(), &ebx, 4);  // the vendor string is EBX, EDX, ECX in that order
+    std::memcpy(r.data() + 4, &edx, 4);
+    std::memcpy(r.data() + 8, &ecx, 4);
+    return r;
+  }();
+  return {name.data(), name.size()};
+}
+
+/// Whether the CPU is AMD's: where direct sweeps over huge arrays were measured to thrash
+/// (Geometry::of_this_cpu).
+bool is_amd() noexcept { return vendor() == "AuthenticAMD"; }
+
+/// CPUID leaf 1's EAX, the processor's signature (0 if the CPU does not say).
+std::uint32_t signature() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-  char vendor[12];  // the vendor string is EBX, EDX, ECX in that order
-  std::memcpy(vendor, &ebx, 4);
-  std::memcpy(vendor + 4, &edx, 4);
-  std::memcpy(vendor + 8, &ecx, 4);
-  return std::string_view(vendor, sizeof vendor) == "AuthenticAMD";
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 ? eax : 0;
 }
 #else
 bool is_amd() noexcept { return false; }
 #endif
 
 struct Supported {
-  std::array<const IsaKernels*, 4> isas{};
+  std::array<const IsaKernels*, 5> isas{};
   std::size_t count = 0;
 };
 
@@ -70,8 +84,17 @@ const Supported& supported() noexcept {
 #ifdef FASTCONV_CPU_ISA_sse4
     if (sse4) r.isas[r.count++] = &isa_sse4();
 #endif
+    // The two AVX2 copies in the order of their speed here (the fastest supported one is the
+    // default): 256-bit vectors first only where the FP units are 128 bits wide.
+    [[maybe_unused]] const bool narrow_units = avx2 && has_128bit_fp_units(vendor(), signature());
+#ifdef FASTCONV_CPU_ISA_avx2_128
+    if (avx2 && !narrow_units) r.isas[r.count++] = &isa_avx2_128();
+#endif
 #ifdef FASTCONV_CPU_ISA_avx2
     if (avx2) r.isas[r.count++] = &isa_avx2();
+#endif
+#ifdef FASTCONV_CPU_ISA_avx2_128
+    if (narrow_units) r.isas[r.count++] = &isa_avx2_128();
 #endif
 #ifdef FASTCONV_CPU_ISA_avx512
     if (avx512) r.isas[r.count++] = &isa_avx512();
@@ -88,6 +111,19 @@ std::size_t cache_bytes(int name, std::size_t fallback) noexcept {
 }
 
 }  // namespace
+
+bool has_128bit_fp_units(std::string_view vendor, std::uint32_t signature) noexcept {
+  // AMD's and Hygon's rule: the base family sits in bits 8-11 and the base model in 4-7; for
+  // base family 15 the extended family (bits 20-27) adds to it and the extended model (bits
+  // 16-19) goes on top.
+  unsigned family = (signature >> 8) & 0xf, model = (signature >> 4) & 0xf;
+  if (family == 0xf) {
+    family += (signature >> 20) & 0xff;
+    model |= ((signature >> 16) & 0xf) << 4;
+  }
+  if (vendor == "AuthenticAMD") return family == 0x17 && model < 0x30;
+  return vendor == "HygonGenuine" && family == 0x18;
+}
 
 std::span<const IsaKernels* const> supported_isas() noexcept {
   return {supported().isas.data(), supported().count};

@@ -1,9 +1,10 @@
 // src/cpu/isa.hpp — the cpu backend's kernels, one table per instruction set.
 //
 // src/cpu/kernels_isa.cpp is compiled once per instruction set (see src/CMakeLists.txt):
-// Highway vectors of the widest width the flags allow, in a namespace of their own. Each
-// copy exports one IsaKernels table; the table for the running CPU is chosen once, at first
-// use (dispatch.cpp), and every supported one is a variant of the cpu backend.
+// Highway vectors of the widest width the flags allow (or, for avx2_128, of 128 bits), in a
+// namespace of their own. Each copy exports one IsaKernels table; the table for the running CPU
+// is chosen once, at first use (dispatch.cpp), and every supported one is a variant of the cpu
+// backend.
 #pragma once
 
 #include <cstddef>
@@ -111,8 +112,8 @@ struct WordKernels {
 };
 
 struct IsaKernels {
-  std::string_view name;         ///< the variant name: "avx512", "avx2", "sse4", "portable"
-  std::string_view description;  ///< e.g. "AVX2 (Highway)"
+  std::string_view name;         ///< the variant name: "avx512", "avx2", "avx2_128", "sse4", "portable"
+  std::string_view description;  ///< Highway's target, e.g. "AVX2", and "AVX2, 128-bit" for avx2_128
   WordKernels<float> f32;
   WordKernels<double> f64;
   WordKernels<std::uint32_t> u32;
@@ -158,10 +159,17 @@ struct IsaKernels {
   }
 };
 
-/// The instruction sets this CPU can run, slowest first.
+/// The instruction sets this CPU can run, slowest first (the order dispatch.cpp measured: the
+/// two AVX2 copies' order depends on the CPU).
 std::span<const IsaKernels* const> supported_isas() noexcept;
-/// Their names (the cpu backend's variants), slowest first.
+/// Their names (the cpu backend's variants), in the same order.
 std::vector<std::string> supported_isa_names();
+/// Whether a CPU of this vendor (CPUID leaf 0's string) and signature (leaf 1's EAX) has
+/// floating-point units 128 bits wide, splitting every 256-bit operation in two: AMD's Zen and
+/// Zen+ (family 17h, models 00h–2Fh; Zen 2, from model 30h on, has 256-bit units) and Hygon's
+/// Dhyana (family 18h, built on Zen). There the avx2_128 copy is the faster AVX2 one and comes
+/// after avx2 in supported_isas().
+bool has_128bit_fp_units(std::string_view vendor, std::uint32_t signature) noexcept;
 /// The fastest supported table, or the one FASTCONV_CPU_ISA names (if supported).
 const IsaKernels& best_isa() noexcept;
 

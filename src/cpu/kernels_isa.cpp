@@ -1,8 +1,11 @@
 // One instruction set's copy of the cpu backend's kernels. Compiled once per instruction set
 // with FASTCONV_ISA naming it and the matching -m flags (src/CMakeLists.txt); Highway's static
-// target is then the widest vector unit those flags enable.
+// target is then the widest vector unit those flags enable, and the codelets' vectors that
+// wide unless FASTCONV_CPU_VECTOR_BYTES caps them (codelets.hpp, VectorTag).
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "cpu/isa.hpp"
@@ -46,7 +49,7 @@ constexpr bool kF16c = false;
 HWY_FLATTEN void widen_f16(const float16* from, float* to, std::size_t n) {
   std::size_t i = 0;
   if constexpr (kF16c) {
-    const hn::ScalableTag<float> df;
+    const VectorTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto* h = reinterpret_cast<const hwy::float16_t*>(from);
     for (; i + hn::Lanes(df) <= n; i += hn::Lanes(df)) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, h + i)), df, to + i);
@@ -57,7 +60,7 @@ HWY_FLATTEN void widen_f16(const float16* from, float* to, std::size_t n) {
 HWY_FLATTEN void narrow_f16(const float* from, float16* to, std::size_t n) {
   std::size_t i = 0;
   if constexpr (kF16c) {
-    const hn::ScalableTag<float> df;
+    const VectorTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     auto* h = reinterpret_cast<hwy::float16_t*>(to);
     for (; i + hn::Lanes(df) <= n; i += hn::Lanes(df)) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, from + i)), dh, h + i);
@@ -75,6 +78,18 @@ HWY_FLATTEN void widen_bf16(const bfloat16* from, float* to, std::size_t n) {
 
 HWY_FLATTEN void narrow_bf16(const float* from, bfloat16* to, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) to[i] = bfloat16(from[i]);
+}
+
+/// What `fastconv info` says of this copy's vectors: Highway's name for its target, and the
+/// width where the copy is built narrower (avx2_128).
+std::string_view description() {
+#ifdef FASTCONV_CPU_VECTOR_BYTES
+  static const std::string text = std::string(hwy::TargetName(HWY_TARGET)) + ", " +
+                                  std::to_string(8 * FASTCONV_CPU_VECTOR_BYTES) + "-bit";
+  return text;
+#else
+  return hwy::TargetName(HWY_TARGET);
+#endif
 }
 
 /// Pipeline::wht16_rows and Pipeline::wht16 for H, where the codelets read and write 16-bit
@@ -99,7 +114,7 @@ constexpr auto halves_whole() {
 const IsaKernels& FASTCONV_CAT(isa_, FASTCONV_ISA)() noexcept {
   static const IsaKernels kernels{
       FASTCONV_STR(FASTCONV_ISA),
-      hwy::TargetName(HWY_TARGET),
+      FASTCONV_ISA::description(),
       FASTCONV_ISA::kernels_of<float>(),
       FASTCONV_ISA::kernels_of<double>(),
       FASTCONV_ISA::kernels_of<std::uint32_t>(),

@@ -291,7 +291,7 @@ void reorder_words(const W* __restrict in, W* __restrict out, std::size_t from, 
 /// `threads` (0: OpenMP's default) for rows of tiles.
 template <class U>
 class Reorder {
-  using D = hn::CappedTag<U, 16>;  // at most 16 × 16 words a tile: 16 registers
+  using D = TileTag<U>;
   static constexpr std::size_t L = hn::MaxLanes(D());
   static constexpr int q = std::countr_zero(L);
   /// The narrowest tiles: 128-bit vectors (a lane a row: single words, nothing to transpose).
@@ -414,14 +414,14 @@ template <class T>
 Fused ordered_wht(const T* in, T* out, T* scratch, int n, Order order, double scale, int threads, int limit,
                   const Geometry& g) {
   using Ops = OpsFor<T>;
-  if constexpr (!kVectorWord<T> || Ops::kLanesLog2 < 1 || Ops::kLanesLog2 > kTargetRadixLog2) {
+  using D = TileTag<T>;  // the tiles' vectors: wider than the codelets' in avx2_128
+  constexpr std::size_t L = hn::MaxLanes(D());
+  constexpr int q = std::countr_zero(L);
+  if constexpr (!kVectorWord<T> || q < 1 || q > kTargetRadixLog2) {
     return Fused::declined;
   } else {
-    using D = typename Ops::D;
     using V = hn::Vec<D>;
     using Tile = Tiles<D>;
-    constexpr int q = Ops::kLanesLog2;
-    constexpr std::size_t L = Ops::kLanes;
     constexpr bool kFloat = std::is_floating_point_v<T>;
     const std::size_t bytes = sizeof(T) << n;
     const bool aligned = reinterpret_cast<std::uintptr_t>(out) % (L * sizeof(T)) == 0;

@@ -18,7 +18,8 @@ namespace fastconv::nn {
 inline bool has_avx2_fma() noexcept {
   static const bool yes = [] {
     const std::string_view chosen = cpu::best_isa().name;
-    return (chosen == "avx2" || chosen == "avx512") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return (chosen == "avx2" || chosen == "avx2_128" || chosen == "avx512") && __builtin_cpu_supports("avx2") &&
+           __builtin_cpu_supports("fma");
   }();
   return yes;
 }
