@@ -243,13 +243,19 @@ struct SimdOps {
   /// first Zen's 128-bit vectors (avx2_128) no faster: every other butterfly of the radix-8
   /// sweeps 0.96–1.14× in two runs at 2^8 … 2^20 floats, no size faster in both; all those of
   /// the sweeps after the first 0.94–1.03×.)
-  template <int kR, int kT = 1, class VV>
+  ///
+  /// kAllOnFma (floating point): every butterfly on the FMA units (column_stages).
+  template <int kR, int kT = 1, bool kAllOnFma = false, class VV>
   static HWY_INLINE void radix_in_registers(VV* v) {
     if constexpr (kT < kR) {
       // Butterfly p of this stage pairs rows q and q + kT.
 #pragma GCC unroll 16
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
+        if constexpr (kFloat && kAllOnFma) {
+          butterfly_on_fma(v[q], v[q + kT]);
+          continue;
+        }
         if constexpr (kFloat && kR >= 8 && kTargetRadixLog2 >= 4) {
           if (p % 2 == 1) {
             butterfly_on_fma(v[q], v[q + kT]);
@@ -258,8 +264,26 @@ struct SimdOps {
         }
         butterfly(v[q], v[q + kT]);
       }
-      radix_in_registers<kR, 2 * kT>(v);
+      radix_in_registers<kR, 2 * kT, kAllOnFma>(v);
     }
+  }
+
+  /// Whether the sweeps after the first run every radix-8 butterfly on the FMA units: in the
+  /// avx2_128 copy, made for the first Zen, whose adders also carry the vector stores (a
+  /// radix-8 sweep's loop in L1 took 2.2 cycles a 128-bit vector with adds, 1.6 on the FMA
+  /// units; whole transforms of floats and doubles at 2^10 … 2^22 1.01–1.08× faster). Not the first sweep, whose in-vector stages already load those units (its loop
+  /// in L1 took 4.1 cycles a vector with adds, 4.4 with every other butterfly on them), nor
+  /// radix 4 and below, where the stores are the limit.
+#ifdef FASTCONV_CPU_VECTOR_BYTES
+  static constexpr bool kColumnsOnFma = kFloat;
+#else
+  static constexpr bool kColumnsOnFma = false;
+#endif
+
+  /// radix_in_registers for the sweeps after the first (columns_r, columns_to_r, columns_middle_r).
+  template <int kR>
+  static HWY_INLINE void column_stages(V* v) {
+    radix_in_registers<kR, 1, kColumnsOnFma && kR == 8>(v);
   }
 
   /// Whether the codelets also read and write 16-bit floats (float16, bfloat16) for float
@@ -612,7 +636,7 @@ struct SimdOps {
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
-      radix_in_registers<kR>(v);
+      column_stages<kR>(v);
       if constexpr (kScaled) {
         const V f = hn::Set(d, factor);
 #pragma GCC unroll 16
@@ -647,7 +671,7 @@ struct SimdOps {
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, src + r * hs + j);
-      radix_in_registers<kR>(v);
+      column_stages<kR>(v);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) {
         if constexpr (kScaled) v[r] = hn::Mul(v[r], f);
@@ -675,13 +699,13 @@ struct SimdOps {
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
-      radix_in_registers<kR>(v);
+      column_stages<kR>(v);
       if constexpr (kPending) {
         static_assert(kOp == DyadicOp::multiply, "a pending spectrum is the second operand of a convolution");
         V sv[kR];
 #pragma GCC unroll 16
         for (int r = 0; r < kR; ++r) sv[r] = hn::LoadU(d, s + (row_of(p, q, odd_h, r) - x));
-        radix_in_registers<kR>(sv);
+        column_stages<kR>(sv);
 #pragma GCC unroll 16
         for (int r = 0; r < kR; ++r) v[r] = hn::Mul(hn::Mul(v[r], sv[r]), f);
       } else {
@@ -696,7 +720,7 @@ struct SimdOps {
           }
         }
       }
-      radix_in_registers<kR>(v);
+      column_stages<kR>(v);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
     }
