@@ -795,4 +795,15 @@ TEST(CpuKernels, NarrowFloatingPointUnitsAreToldFromTheSignature) {
   EXPECT_FALSE(has_128bit_fp_units(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", 12), 0));
 }
 
+// Huge sweeps go through a buffer on AMD's Zen 3 and Zen 4 (family 19h), directly elsewhere.
+TEST(CpuKernels, HugeSweepsAreGatheredFromZen3On) {
+  using fastconv::cpu::gathers_huge_sweeps;
+  EXPECT_TRUE(gathers_huge_sweeps("AuthenticAMD", 0x00A00F11));   // EPYC 7763 (Zen 3)
+  EXPECT_TRUE(gathers_huge_sweeps("AuthenticAMD", 0x00A10F11));   // EPYC 9654 (Zen 4)
+  EXPECT_FALSE(gathers_huge_sweeps("AuthenticAMD", 0x00800F12));  // EPYC 7601 (Zen)
+  EXPECT_FALSE(gathers_huge_sweeps("AuthenticAMD", 0x00830F10));  // EPYC 7742 (Zen 2)
+  EXPECT_FALSE(gathers_huge_sweeps("HygonGenuine", 0x00900F02));  // Hygon Dhyana
+  EXPECT_FALSE(gathers_huge_sweeps("GenuineIntel", 0x00050657));  // Xeon Gold 6248 (Cascade Lake)
+}
+
 }  // namespace

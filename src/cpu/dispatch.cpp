@@ -112,17 +112,34 @@ std::size_t cache_bytes(int name, std::size_t fallback) noexcept {
 
 }  // namespace
 
-bool has_128bit_fp_units(std::string_view vendor, std::uint32_t signature) noexcept {
-  // AMD's and Hygon's rule: the base family sits in bits 8-11 and the base model in 4-7; for
-  // base family 15 the extended family (bits 20-27) adds to it and the extended model (bits
-  // 16-19) goes on top.
-  unsigned family = (signature >> 8) & 0xf, model = (signature >> 4) & 0xf;
-  if (family == 0xf) {
-    family += (signature >> 20) & 0xff;
-    model |= ((signature >> 16) & 0xf) << 4;
+namespace {
+
+struct FamilyModel {
+  unsigned family, model;
+};
+
+/// AMD's and Hygon's reading of a signature: the base family sits in bits 8-11 and the base
+/// model in 4-7; for base family 15 the extended family (bits 20-27) adds to it and the
+/// extended model (bits 16-19) goes on top.
+FamilyModel family_model(std::uint32_t signature) noexcept {
+  FamilyModel r{(signature >> 8) & 0xf, (signature >> 4) & 0xf};
+  if (r.family == 0xf) {
+    r.family += (signature >> 20) & 0xff;
+    r.model |= ((signature >> 16) & 0xf) << 4;
   }
+  return r;
+}
+
+}  // namespace
+
+bool has_128bit_fp_units(std::string_view vendor, std::uint32_t signature) noexcept {
+  const auto [family, model] = family_model(signature);
   if (vendor == "AuthenticAMD") return family == 0x17 && model < 0x30;
   return vendor == "HygonGenuine" && family == 0x18;
+}
+
+bool gathers_huge_sweeps(std::string_view vendor, std::uint32_t signature) noexcept {
+  return vendor == "AuthenticAMD" && family_model(signature).family >= 0x19;
 }
 
 std::span<const IsaKernels* const> supported_isas() noexcept {
@@ -161,13 +178,14 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     r.l1_ways = std::clamp<std::size_t>(std::bit_floor(l1_ways), 2, 64);
     r.l1_way_bytes = std::max<std::size_t>(std::bit_floor(l1 / r.l1_ways), 64);
     r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 2 << 20);  // measured: all of L2 beats half
-    // Sweeps across arrays of 512 MiB and more go through a buffer on AMD CPUs only. On the
-    // AMD EPYC VM, direct sweeps over 8 streams 64 MiB apart thrashed (2.5× slower than one
-    // stream) and the buffered ones won at 2^27 and 2^28 words. On the Intel Xeon VM (Cascade
-    // Lake) direct sweeps did not thrash and the buffer's copies cost: 2^28 floats took
-    // 566–629 ms direct against 791–873 ms buffered, 2^28 doubles 1119–1238 against
-    // 1781–1815 ms (docs/benchmarks.md).
-    r.gather_bytes = is_amd() ? std::size_t{512} << 20 : std::numeric_limits<std::size_t>::max();
+    // Sweeps across arrays of 512 MiB and more through a buffer where gathers_huge_sweeps()
+    // says so (isa.hpp has the measurements), direct elsewhere.
+#if defined(__x86_64__) || defined(__i386__)
+    const bool gather = gathers_huge_sweeps(vendor(), signature());
+#else
+    const bool gather = false;
+#endif
+    r.gather_bytes = gather ? std::size_t{512} << 20 : std::numeric_limits<std::size_t>::max();
     // A second thread for arrays smaller than two blocks on AMD CPUs only. On the AMD EPYC
     // Zen 4 VM two threads took 2^16, 2^17 and 2^18 floats in 0.62, 0.75 and 0.58 of one
     // thread's time, the other core pulling its half from the caller's L2; on the Intel Xeon

@@ -170,6 +170,16 @@ std::vector<std::string> supported_isa_names();
 /// Dhyana (family 18h, built on Zen). There the avx2_128 copy is the faster AVX2 one and comes
 /// after avx2 in supported_isas().
 bool has_128bit_fp_units(std::string_view vendor, std::uint32_t signature) noexcept;
+/// Whether sweeps across arrays of 512 MiB and more go through a buffer (Geometry::gather_bytes)
+/// on a CPU of this vendor and signature: on AMD's from family 19h (Zen 3, Zen 4) on. On the
+/// Zen 4 VM direct sweeps over 8 streams 64 MiB apart thrashed (2.5× slower than one stream)
+/// and the buffered ones won at 2^27 and 2^28 words, as on the Zen 3 VM (2^28 floats 366
+/// against 775 ms direct). On the Intel Xeon VM (Cascade Lake) direct sweeps did not thrash
+/// and the buffer's copies cost: 2^28 floats 566–629 ms direct against 791–873 buffered; on
+/// the first-Zen VM (family 17h) 745 against 1415 ms, and 2^26 … 2^28 floats and doubles,
+/// one thread or two, 1.47–1.90× faster direct (docs/benchmarks.md). Zen 2, also family
+/// 17h, was not measured, and sweeps there directly as on the first Zen.
+bool gathers_huge_sweeps(std::string_view vendor, std::uint32_t signature) noexcept;
 /// The fastest supported table, or the one FASTCONV_CPU_ISA names (if supported).
 const IsaKernels& best_isa() noexcept;
 
