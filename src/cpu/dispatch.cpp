@@ -29,6 +29,22 @@ const IsaKernels& isa_avx512() noexcept;
 
 namespace {
 
+struct FamilyModel {
+  unsigned family, model;
+};
+
+/// AMD's and Hygon's reading of a signature: the base family sits in bits 8-11 and the base
+/// model in 4-7; for base family 15 the extended family (bits 20-27) adds to it and the
+/// extended model (bits 16-19) goes on top.
+FamilyModel family_model(std::uint32_t signature) noexcept {
+  FamilyModel r{(signature >> 8) & 0xf, (signature >> 4) & 0xf};
+  if (r.family == 0xf) {
+    r.family += (signature >> 20) & 0xff;
+    r.model |= ((signature >> 16) & 0xf) << 4;
+  }
+  return r;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 /// F16C, read from CPUID leaf 1 (ECX bit 29): Clang's __builtin_cpu_supports does not know it.
 bool has_f16c() noexcept {
@@ -50,7 +66,7 @@ std::string_view vendor() noexcept {
   return {name.data(), name.size()};
 }
 
-/// Whether the CPU is AMD's: where direct sweeps over huge arrays were measured to thrash
+/// Whether the CPU is AMD's: where a second thread paid for arrays smaller than two blocks
 /// (Geometry::of_this_cpu).
 bool is_amd() noexcept { return vendor() == "AuthenticAMD"; }
 
@@ -108,26 +124,6 @@ const Supported& supported() noexcept {
 std::size_t cache_bytes(int name, std::size_t fallback) noexcept {
   const long bytes = sysconf(name);
   return bytes > 0 ? static_cast<std::size_t>(bytes) : fallback;
-}
-
-}  // namespace
-
-namespace {
-
-struct FamilyModel {
-  unsigned family, model;
-};
-
-/// AMD's and Hygon's reading of a signature: the base family sits in bits 8-11 and the base
-/// model in 4-7; for base family 15 the extended family (bits 20-27) adds to it and the
-/// extended model (bits 16-19) goes on top.
-FamilyModel family_model(std::uint32_t signature) noexcept {
-  FamilyModel r{(signature >> 8) & 0xf, (signature >> 4) & 0xf};
-  if (r.family == 0xf) {
-    r.family += (signature >> 20) & 0xff;
-    r.model |= ((signature >> 16) & 0xf) << 4;
-  }
-  return r;
 }
 
 }  // namespace
