@@ -287,7 +287,7 @@ class Pipeline {
   int stages_from(W* x, int m, int s0, W scale, const Src* src, int* held_radix, int upto) const {
     if (upto < 0) upto = m;
     const std::size_t n = std::size_t{1} << m;
-    if (const int leaf = leaf_of(m); s0 < upto && m > leaf && s0 < leaf) {
+    if (const int leaf = leaf_of(m, upto); s0 < upto && m > leaf && s0 < leaf) {
       for (std::size_t b = 0; b < n; b += std::size_t{1} << leaf)
         stages_from(x + b, leaf, s0, W(1), src != nullptr ? src + b : nullptr, nullptr, std::min(upto, leaf));
       s0 = std::min(leaf, upto);
@@ -320,12 +320,36 @@ class Pipeline {
     return upto;
   }
 
-  /// The leaves (log2 of their words) whose stages an array of 2^m words takes first, each
-  /// in L1: a leaf's worth, or half of it for an array of exactly two leaves, whose stage
-  /// across them would otherwise be a radix-2 sweep of its own. That costs a sweep's loads
-  /// and stores for one add a vector; with half leaves it goes with the next stage in a
-  /// radix-4 sweep, and the leaves need no more sweeps than before.
-  int leaf_of(int m) const { return m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_); }
+  /// The leaves (log2 of their words) whose stages an array of 2^m words takes first (stages
+  /// up to `upto`), each in L1: a leaf's worth, or half of it for an array of exactly two
+  /// leaves, whose stage across them would otherwise be a radix-2 sweep of its own. That
+  /// costs a sweep's loads and stores for one add a vector; with half leaves it goes with the
+  /// next stage in a radix-4 sweep, and the leaves need no more sweeps than before.
+  ///
+  /// Or a leaf of a quarter or half that, where that takes fewer sweeps in all: each sweep
+  /// costs a store a vector besides its adds, and a leaf whose stages after the first sweep
+  /// fill radix-8 sweeps can need one sweep fewer. With 128-bit vectors of floats (five
+  /// stages in the first sweep), leaves of 2^12 take 5 + 3 + 2 + 2 stages, leaves of 2^11
+  /// 5 + 3 + 3; 2^16 floats then take 5 sweeps instead of 6 (docs/benchmarks.md).
+  int leaf_of(int m, int upto) const {
+    const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
+    if (upto <= base) return base;
+    constexpr int kFirst = Ops::kLanesLog2 + Ops::kRadixLog2;  // the first sweep's stages
+    int best = base, fewest = sweeps(kFirst, base) + sweeps(base, upto);
+    for (int leaf = base - 1; leaf > kFirst && leaf > base - Ops::kRadixLog2; --leaf)
+      if (const int count = sweeps(kFirst, leaf) + sweeps(leaf, upto); count < fewest) {
+        best = leaf;
+        fewest = count;
+      }
+    return best;
+  }
+
+  /// How many sweeps across rows stages_from() takes from stage s to stage `upto`.
+  int sweeps(int s, int upto) const {
+    int count = 0;
+    for (; s < upto; ++count) s += chunk(upto - s, radix_for_rows(std::size_t{1} << s));
+    return count;
+  }
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
@@ -445,7 +469,7 @@ class Pipeline {
   bool forward_bounded(const W* src, W* x, int m) const {
     const std::size_t words = std::size_t{1} << m;
     if (m <= lo_) {  // leaf by leaf: each checked as it comes into L1, then transformed there
-      const int leaf = leaf_of(m);
+      const int leaf = leaf_of(m, m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
         if (!Ops::below(src + i, leaf_words, limit_)) {
