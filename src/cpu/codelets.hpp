@@ -402,12 +402,13 @@ struct SimdOps {
   /// would (measured: 12 adds and FMAs took the same time with or without 6 such loads beside
   /// them, and 1.2 cycles more with 6 vpermilps from memory): one operation a vector fewer in
   /// the first sweep, which is bound by those pipes. Bitwise the same words: a0 + a1 and
-  /// a0 − a1, each rounded once.
-  static HWY_INLINE V lane_stages_of(const T* p, const LaneStages& c) {
+  /// a0 − a1, each rounded once. (16-bit floats, Src of kHalves, are widened as loaded.)
+  template <class Src>
+  static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
 #if HWY_TARGET == HWY_AVX2 && defined(FASTCONV_CPU_VECTOR_BYTES)
-    if constexpr (std::is_same_v<T, double> && kLanes == 2) {
+    if constexpr (std::is_same_v<Src, double> && std::is_same_v<T, double> && kLanes == 2) {
       return lane_stages<1>(hn::MulAdd(V{_mm_loaddup_pd(p + 1)}, c.sign[0], V{_mm_loaddup_pd(p)}), c);
-    } else if constexpr (std::is_same_v<T, float> && kLanes == 4) {
+    } else if constexpr (std::is_same_v<Src, float> && std::is_same_v<T, float> && kLanes == 4) {
       // Inline assembly: the compiler merges two loads of one address and shuffles in registers.
       struct Words {
         float w[4];
@@ -513,10 +514,7 @@ struct SimdOps {
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
       V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) {
-        if constexpr (std::is_same_v<Src, T>) v[r] = lane_stages_of(from + base + r * kLanes, c);
-        else v[r] = lane_stages(load(from + base + r * kLanes), c);
-      }
+      for (int r = 0; r < kR; ++r) v[r] = lane_stages_of(from + base + r * kLanes, c);
       radix_in_registers<kR>(v);
       if constexpr (kOrdered) route_registers<kR>(v, *route);
 #pragma GCC unroll 16
