@@ -79,15 +79,21 @@ std::vector<Geometry> geometries() {
 /// Teams whose threads share an array smaller than one block (min_share_bytes 0, as on AMD
 /// CPUs): every thread's part is transformed in one piece and the top sweep split by columns.
 /// Such teams form from 2^15 words on (kMinWordsPerThread), above the sizes the other
-/// geometries are tested at.
+/// geometries are tested at. The last two have an L3 budget of 16 and 8 KiB for two threads: the
+/// team works through parts beyond it one by one, sharing out the level below (crowds_l3),
+/// once directly and once with gathered sweeps above.
 std::vector<Geometry> small_share_geometries() {
-  return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0}, Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0}};
+  return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0},
+          Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0},
+          Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 16 << 10, 2},
+          Geometry{1024, 1 << 12, 1 << 17, 4096, 8, 0, 8 << 10, 2}};
 }
 
 std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
   return std::string(isa.name) + " geometry {" + std::to_string(g.leaf_bytes) + ", " + std::to_string(g.block_bytes) +
          ", " + std::to_string(g.gather_bytes) + ", " + std::to_string(g.l1_way_bytes) + ", " +
-         std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + ", " +
+         std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.

@@ -9,10 +9,13 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "cpu/isa.hpp"
 
@@ -121,6 +124,40 @@ const Supported& supported() noexcept {
   return s;
 }
 
+/// The first line of a small text file ("" where it cannot be read).
+std::string first_line(const char* path) {
+  std::string line;
+  if (std::FILE* f = std::fopen(path, "r")) {
+    for (int c; (c = std::fgetc(f)) != EOF && c != '\n';) line += static_cast<char>(c);
+    std::fclose(f);
+  }
+  return line;
+}
+
+/// The L3 that CPU 0 sees, from Linux's sysfs: its bytes ("8192K") and how many CPUs share it
+/// ("0-7,64-71"); {0, 1} where that is not there. (sysconf's L3 can be the whole package's:
+/// 64 MiB on the first-Zen VM, whose two cores share 8 MiB.)
+std::pair<std::size_t, std::size_t> l3_of_cpu0() {
+  const std::string size = first_line("/sys/devices/system/cpu/cpu0/cache/index3/size");
+  const std::string cpus = first_line("/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list");
+  char* end = nullptr;
+  std::size_t bytes = std::strtoull(size.c_str(), &end, 10);
+  if (*end == 'K') bytes <<= 10;
+  else if (*end == 'M') bytes <<= 20;
+  std::size_t sharers = 0;
+  for (const char* p = cpus.c_str(); *p != '\0';) {  // ranges "a" or "a-b", comma-separated
+    const unsigned long first = std::strtoul(p, &end, 10);
+    if (end == p) break;
+    unsigned long last = first;
+    if (*end == '-') last = std::strtoul(end + 1, &end, 10);
+    if (last >= first) sharers += last - first + 1;
+    p = *end == ',' ? end + 1 : end;
+    if (*end != ',') break;
+  }
+  if (bytes == 0 || sharers == 0) return {0, 1};
+  return {bytes, sharers};
+}
+
 std::size_t cache_bytes(int name, std::size_t fallback) noexcept {
   const long bytes = sysconf(name);
   return bytes > 0 ? static_cast<std::size_t>(bytes) : fallback;
@@ -187,6 +224,13 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // thread's time, the other core pulling its half from the caller's L2; on the Intel Xeon
     // VM, 1.1–1.7× one thread's time at 2^15 … 2^18 (docs/benchmarks.md).
     r.min_share_bytes = is_amd() ? 0 : r.block_bytes;
+    // Parts that a team's threads transform at once share half of their L3 (the other half
+    // holds what the sweeps above them stream). On the first-Zen VM (8 MiB shared by both
+    // cores) two threads on parts of 8 MiB each took 2^24 floats and 2^23 doubles 1.05–1.23×
+    // longer than the team on each part in turn (docs/benchmarks.md).
+    const auto [l3, sharers] = l3_of_cpu0();
+    r.l3_budget_bytes = l3 / 2;
+    r.l3_threads = sharers;
     return r;
   }();
   return g;

@@ -35,7 +35,14 @@ struct Geometry {
   /// A second thread joins a transform only for a share of at least this many bytes (and
   /// never for less than passes.hpp's kMinWordsPerThread words).
   std::size_t min_share_bytes = 0;
-  /// From this CPU's cache sizes (sysconf), with defaults where they are unknown.
+  /// The bytes that the threads sharing one last-level cache may work on at once, and how
+  /// many threads share it (0: no limit). A team shares out the parts of a walk only where
+  /// min(team, l3_threads) of them fit l3_budget_bytes together; bigger parts it works
+  /// through one by one, the whole team on each (passes.hpp).
+  std::size_t l3_budget_bytes = 0;
+  std::size_t l3_threads = 1;
+  /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
+  /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;
 };
 

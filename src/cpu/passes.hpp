@@ -35,8 +35,9 @@
 // wider ring.
 //
 // Parallelism: one OpenMP team per call; the parts of the top level are shared out (or, if
-// there are fewer parts than threads, the level below), and the top sweep is split by
-// column chunks.
+// there are fewer parts than threads, or so many threads on parts this big would crowd their
+// L3, the team works through them one by one and shares out the level below), and each sweep
+// above the shared parts is split by column chunks.
 #pragma once
 
 #include <hwy/cache_control.h>
@@ -671,7 +672,7 @@ class Pipeline {
     const std::size_t part = std::size_t{1} << sub;
     const auto parts = static_cast<std::ptrdiff_t>(std::size_t{1} << sp.k);
     auto transform_parts = [&](const auto* from) {
-      if (parts >= team_ || sub <= lo_) {
+      if ((parts >= team_ && !crowds_l3(sub)) || sub <= lo_) {
 #pragma omp for schedule(static)
         for (std::ptrdiff_t i = 0; i < parts; ++i) forward(from + i * part, x + i * part, sub);
       } else {
@@ -706,6 +707,15 @@ class Pipeline {
       for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
     }
     if (fused) transform_parts(x);
+  }
+
+  /// Whether a team's threads, each on a part of 2^sub words at once, would hold more than
+  /// their L3 budget (Geometry::l3_budget_bytes): then the whole team works through the parts
+  /// one by one instead, so that each one's sweeps stay in the L3.
+  bool crowds_l3(int sub) const {
+    const std::size_t budget = geometry_->l3_budget_bytes;
+    const std::size_t at_once = std::min(static_cast<std::size_t>(team_), std::max<std::size_t>(geometry_->l3_threads, 1));
+    return budget != 0 && team_ > 1 && (sizeof(W) << sub) * at_once > budget;
   }
 
   /// All stages of 2^m words on one thread, depth first: the parts below the top bits first
