@@ -9,9 +9,9 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -124,35 +124,24 @@ const Supported& supported() noexcept {
   return s;
 }
 
-/// The first line of a small text file ("" where it cannot be read).
-std::string first_line(const char* path) {
-  std::string line;
-  if (std::FILE* f = std::fopen(path, "r")) {
-    for (int c; (c = std::fgetc(f)) != EOF && c != '\n';) line += static_cast<char>(c);
-    std::fclose(f);
-  }
-  return line;
-}
-
 /// The L3 that CPU 0 sees, from Linux's sysfs: its bytes ("8192K") and how many CPUs share it
 /// ("0-7,64-71"); {0, 1} where that is not there. (sysconf's L3 can be the whole package's:
 /// 64 MiB on the first-Zen VM, whose two cores share 8 MiB.)
 std::pair<std::size_t, std::size_t> l3_of_cpu0() {
-  const std::string size = first_line("/sys/devices/system/cpu/cpu0/cache/index3/size");
-  const std::string cpus = first_line("/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list");
-  char* end = nullptr;
-  std::size_t bytes = std::strtoull(size.c_str(), &end, 10);
-  if (*end == 'K') bytes <<= 10;
-  else if (*end == 'M') bytes <<= 20;
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index3/";
+  std::ifstream size(dir + "size");
+  std::size_t bytes = 0;
+  char unit = 0;
+  size >> bytes >> unit;
+  bytes <<= unit == 'K' ? 10 : unit == 'M' ? 20 : 0;
+  std::ifstream cpus(dir + "shared_cpu_list");
   std::size_t sharers = 0;
-  for (const char* p = cpus.c_str(); *p != '\0';) {  // ranges "a" or "a-b", comma-separated
-    const unsigned long first = std::strtoul(p, &end, 10);
-    if (end == p) break;
-    unsigned long last = first;
-    if (*end == '-') last = std::strtoul(end + 1, &end, 10);
+  for (std::size_t first = 0; cpus >> first;) {  // ranges "a" or "a-b", comma-separated
+    std::size_t last = first;
+    if (cpus.peek() == '-' && cpus.get() && !(cpus >> last)) break;
     if (last >= first) sharers += last - first + 1;
-    p = *end == ',' ? end + 1 : end;
-    if (*end != ',') break;
+    if (cpus.peek() != ',') break;
+    cpus.get();
   }
   if (bytes == 0 || sharers == 0) return {0, 1};
   return {bytes, sharers};
