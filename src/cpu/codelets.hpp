@@ -8,7 +8,8 @@
 //   ScalarOps<W> any word (the 128-bit integer ring, and arrays shorter than one vector).
 // The interface, for a contiguous array x of 2^m words:
 //   kLanesLog2          log2 L (0 for ScalarOps)
-//   kRadixLog2          how many stages one sweep of register-held butterflies covers
+//   kRadixLog2          how many stages the first sweep covers across vectors
+//   kColumnsRadixLog2   how many stages a sweep across rows (columns*) covers at most
 //   kMiddleInRegisters  whether columns_middle can do the dyadic middle (floating point)
 //   first_sweep(x, m, src, upto)
 //                       stages 0 … min(upto, kLanesLog2 + kRadixLog2) − 1 (upto ≤ m; m if
@@ -19,12 +20,13 @@
 //                       words is transformed on its own (a batch of short rows)
 //   copy(dst, src, count)
 //   columns(x, h, k, j0, j1)
-//                       k ≤ kRadixLog2 stages across 2^k rows h words apart, on columns
-//                       j0 … j1−1: 2^k vectors loaded, transformed in registers and stored
+//                       k ≤ kColumnsRadixLog2 stages across 2^k rows h words apart, on
+//                       columns j0 … j1−1: 2^k vectors loaded, transformed in registers
+//                       and stored
 //   columns_scaled(x, h, k, j0, j1, factor)
 //                       columns(), every word times factor before it is stored
 //   columns_to(src, hs, dst, hd, k, count, stream, factor)
-//                       k ≤ kRadixLog2 stages across 2^k rows of src (hs words apart) on
+//                       k ≤ kColumnsRadixLog2 stages across 2^k rows of src (hs apart) on
 //                       columns 0 … count−1, stored to the rows of dst (hd apart), each word
 //                       times factor first (floating point; 1 leaves them); k = 0 copies.
 //                       src and dst do not overlap (ScalarOps also takes src = dst).
@@ -89,7 +91,8 @@ template <class T>
 using TileTag = hn::CappedTag<T, 16>;
 
 /// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16. (Radix 16 with
-/// 16 AVX2 registers spills: measured 1.5–2× slower, even in memory-bound sweeps.)
+/// 16 AVX2 registers spills: measured 1.5–2× slower, even in memory-bound sweeps, stage after
+/// stage; SimdOps::sixteen_columns orders it to spill two vectors per 16, for avx2_128.)
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
     HWY_TARGET == HWY_NEON
 inline constexpr int kTargetRadixLog2 = 4;
@@ -134,6 +137,7 @@ struct ScalarOps {
   using Word = W;
   static constexpr int kLanesLog2 = 0;
   static constexpr int kRadixLog2 = 3;
+  static constexpr int kColumnsRadixLog2 = kRadixLog2;
   static constexpr bool kMiddleInRegisters = false;
 
   /// src: words of W, or 16-bit floats widened to float (SimdOps<float>::kHalves).
@@ -209,6 +213,15 @@ struct SimdOps {
   static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
   static constexpr int kLanesLog2 = std::countr_zero(kLanes);
   static constexpr int kRadixLog2 = kTargetRadixLog2;
+  /// The sweeps across rows: radix 16 also in the avx2_128 copy, whose 16 registers hold it
+  /// with two vectors spilled (sixteen_columns); passes.hpp takes it there only where it saves
+  /// a sweep and its rows do not share L1 sets (on the first-Zen VM 2^12 and 2^15 floats,
+  /// 2^11 and 2^14 doubles 1.11–1.16× faster; docs/benchmarks.md).
+#ifdef FASTCONV_CPU_VECTOR_BYTES
+  static constexpr int kColumnsRadixLog2 = 4;
+#else
+  static constexpr int kColumnsRadixLog2 = kRadixLog2;
+#endif
   static constexpr bool kFloat = std::is_floating_point_v<T>;
   static constexpr bool kMiddleInRegisters = kFloat;
 
@@ -268,9 +281,9 @@ struct SimdOps {
     }
   }
 
-  /// Whether the sweeps after the first run every radix-8 butterfly on the FMA units: in the
-  /// avx2_128 copy, made for the first Zen, whose adders also carry the vector stores (a
-  /// radix-8 sweep's loop in L1 took 2.2 cycles a 128-bit vector with adds, 1.6 on the FMA
+  /// Whether the sweeps after the first run every radix-8 and radix-16 butterfly on the FMA
+  /// units: in the avx2_128 copy, made for the first Zen, whose adders also carry the vector
+  /// stores (a radix-8 sweep's loop in L1 took 2.2 cycles a 128-bit vector with adds, 1.6 on the FMA
   /// units; whole transforms of floats and doubles at 2^10 … 2^22 1.01–1.08× faster). Not the first sweep, whose in-vector stages already load those units (its loop
   /// in L1 took 4.1 cycles a vector with adds, 4.4 with every other butterfly on them), nor
   /// radix 4 and below, where the stores are the limit.
@@ -283,7 +296,7 @@ struct SimdOps {
   /// radix_in_registers for the sweeps after the first (columns_r, columns_to_r, columns_middle_r).
   template <int kR>
   static HWY_INLINE void column_stages(V* v) {
-    radix_in_registers<kR, 1, kColumnsOnFma && kR == 8>(v);
+    radix_in_registers<kR, 1, kColumnsOnFma && kR >= 8>(v);
   }
 
   /// Whether the codelets also read and write 16-bit floats (float16, bfloat16) for float
@@ -598,7 +611,10 @@ struct SimdOps {
     with_flags(factor, route, [&](auto scaled, auto ordered) {
       constexpr bool kScaled = decltype(scaled)::value, kOrdered = decltype(ordered)::value;
       if (k == 0) first_sweep_r<1, kScaled, kOrdered>(x, from, n, factor, route);
-      else at_radix(k, [&](auto r) { first_sweep_r<decltype(r)::value, kScaled, kOrdered>(x, from, n, factor, route); });
+      else
+        at_radix<kRadixLog2>(k, [&](auto r) {
+          first_sweep_r<decltype(r)::value, kScaled, kOrdered>(x, from, n, factor, route);
+        });
     });
   }
 
@@ -652,6 +668,7 @@ struct SimdOps {
   /// sweep; the same rounding as scaling afterwards, without the pass that costs).
   template <int kR, bool kScaled = false>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1)) {
+    if constexpr (kR == 16 && kRadixLog2 < 4) return sixteen_columns<kScaled>(x, h, j0, j1, factor);
     const D d;
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
@@ -676,6 +693,49 @@ struct SimdOps {
       for (int i = 0; i < kR; ++i) {
         const int r = kFloat ? kR - 1 - i : i;
         hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
+      }
+    }
+  }
+
+  /// columns_r at radix 16 on a 16-register target (kColumnsRadixLog2 > kRadixLog2): each
+  /// group of four rows goes through the first two stages as it is loaded, then each column
+  /// c, c + 4, c + 8, c + 12 through the other two and is stored, so that at most 16 vectors
+  /// and a butterfly's result are live at once (GCC 12 spills two vectors per 16; the
+  /// textbook's order of stages, so the same results). Not inlined into columns(): inlined,
+  /// the radix-8 sweeps beside it took 1–3 % longer on the first-Zen VM.
+  template <bool kScaled>
+  static HWY_NOINLINE void sixteen_columns(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1,
+                                           T factor) {
+    const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
+    for (T* p = x + j0; p < x + j1; p += kLanes) sixteen_rows<kScaled>(p, p + 8 * h, odd_h, factor);
+  }
+  template <bool kScaled>
+  static HWY_INLINE void sixteen_rows(T* p, T* q, const std::size_t* odd_h, T factor) {
+    const D d;
+    const auto pair = [](V& a, V& b) {
+      if constexpr (kColumnsOnFma) butterfly_on_fma(a, b);
+      else butterfly(a, b);
+    };
+    V v[16];
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) {
+#pragma GCC unroll 4
+      for (int r = g; r < g + 4; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
+      pair(v[g], v[g + 1]);
+      pair(v[g + 2], v[g + 3]);
+      pair(v[g], v[g + 2]);
+      pair(v[g + 1], v[g + 3]);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+      pair(v[c], v[c + 4]);
+      pair(v[c + 8], v[c + 12]);
+      pair(v[c], v[c + 8]);
+      pair(v[c + 4], v[c + 12]);
+#pragma GCC unroll 4
+      for (int i = 3; i >= 0; --i) {
+        if constexpr (kScaled) v[c + 4 * i] = hn::Mul(v[c + 4 * i], hn::Set(d, factor));
+        hn::StoreU(v[c + 4 * i], d, row_of(p, q, odd_h, c + 4 * i));
       }
     }
   }
@@ -754,15 +814,15 @@ struct SimdOps {
     }
   }
 
-  /// f(std::integral_constant<int, 2^k>{}) for 0 ≤ k ≤ kRadixLog2: a codelet at radix 2^k.
-  template <class F>
+  /// f(std::integral_constant<int, 2^k>{}) for 0 ≤ k ≤ kMaxLog2: a codelet at radix 2^k.
+  template <int kMaxLog2 = kColumnsRadixLog2, class F>
   static HWY_INLINE void at_radix(int k, F&& f) {
     switch (k) {
       case 0: f(std::integral_constant<int, 1>{}); break;
       case 1: f(std::integral_constant<int, 2>{}); break;
       case 2: f(std::integral_constant<int, 4>{}); break;
       case 3: f(std::integral_constant<int, 8>{}); break;
-      default: if constexpr (kRadixLog2 >= 4) f(std::integral_constant<int, 16>{}); break;
+      default: if constexpr (kMaxLog2 >= 4) f(std::integral_constant<int, 16>{}); break;
     }
   }
 
@@ -796,7 +856,7 @@ struct SimdOps {
     }
   }
 
-  /// k ≤ kRadixLog2 stages across 2^k rows h words apart, on their columns [j0, j1)
+  /// k ≤ kColumnsRadixLog2 stages across 2^k rows h words apart, on their columns [j0, j1)
   /// (multiples of L, or the scalar codelets take over).
   static void columns(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);

@@ -327,30 +327,46 @@ class Pipeline {
   /// costs a sweep's loads and stores for one add a vector; with half leaves it goes with the
   /// next stage in a radix-4 sweep, and the leaves need no more sweeps than before.
   ///
-  /// Or a leaf of a quarter or half that, where that takes fewer sweeps in all: each sweep
-  /// costs a store a vector besides its adds, and a leaf whose stages after the first sweep
-  /// fill radix-8 sweeps can need one sweep fewer. With 128-bit vectors of floats (five
-  /// stages in the first sweep), leaves of 2^12 take 5 + 3 + 2 + 2 stages, leaves of 2^11
-  /// 5 + 3 + 3; 2^16 floats then take 5 sweeps instead of 6 (docs/benchmarks.md).
+  /// Or a leaf of a quarter or half that (an eighth, where radix 16 spills), where that
+  /// takes fewer sweeps in all: each sweep costs a store a vector besides its adds, and a
+  /// leaf whose stages after the first sweep fill radix-8 sweeps can need one sweep fewer.
+  /// With 128-bit vectors of floats (five stages in the first sweep), leaves of 2^12 take
+  /// 5 + 3 + 2 + 2 stages, leaves of 2^11 5 + 3 + 3; 2^16 floats then take 5 sweeps instead
+  /// of 6 (docs/benchmarks.md). Of plans with as few sweeps, the one with fewer spilling
+  /// radix-16 sweeps (sweep_cost).
   int leaf_of(int m, int upto) const {
     const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
     if (upto <= base) return base;
     constexpr int kFirst = Ops::kLanesLog2 + Ops::kRadixLog2;  // the first sweep's stages
-    int best = base, fewest = sweeps(kFirst, base) + sweeps(base, upto);
-    for (int leaf = base - 1; leaf > kFirst && leaf > base - Ops::kRadixLog2; --leaf)
-      if (const int count = sweeps(kFirst, leaf) + sweeps(leaf, upto); count < fewest) {
+    int best = base, cheapest = sweep_cost(kFirst, base) + sweep_cost(base, upto);
+    for (int leaf = base - 1; leaf > kFirst && leaf > base - Ops::kColumnsRadixLog2; --leaf)
+      if (const int cost = sweep_cost(kFirst, leaf) + sweep_cost(leaf, upto); cost < cheapest) {
         best = leaf;
-        fewest = count;
+        cheapest = cost;
       }
     return best;
   }
 
-  /// How many sweeps across rows stages_from() takes from stage s to stage `upto`.
-  int sweeps(int s, int upto) const {
-    int count = 0;
-    for (; s < upto; ++count) s += chunk(upto - s, radix_for_rows(std::size_t{1} << s));
-    return count;
+  /// The sweeps across rows that stages_from() takes from stage s to stage `upto`, as
+  /// kSweepCost each, plus one for each radix-16 sweep of a 16-register target
+  /// (kSpillsRadix16): those cost more a stage than radix 8, so they are taken only where
+  /// they save a sweep. (On the first-Zen VM, floats at 2^16 … 2^22 that traded a radix-8
+  /// sweep for a radix-16 one and a radix-4 one, in as many sweeps, took 1.02–1.04× longer.)
+  int sweep_cost(int s, int upto) const {
+    int cost = 0;
+    for (; s < upto; cost += kSweepCost) {
+      const int k = chunk(upto - s, radix_for_rows(std::size_t{1} << s));
+      if (kSpillsRadix16 && k > Ops::kRadixLog2) ++cost;
+      s += k;
+    }
+    return cost;
   }
+  static constexpr int kSweepCost = 16;  ///< more than the radix-16 sweeps any plan has
+
+  /// Whether the sweeps across rows may be radix 16 where the first sweep holds radix 8 in
+  /// 16 registers (SimdOps::kColumnsRadixLog2: the avx2_128 copy), at the cost of two spilled
+  /// vectors in 16.
+  static constexpr bool kSpillsRadix16 = Ops::kColumnsRadixLog2 > Ops::kRadixLog2;
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
@@ -358,19 +374,35 @@ class Pipeline {
   /// (32 KiB, 8 ways) radix-8 sweeps instead of radix-16 ones at strides of 4 KiB and more
   /// took 2^18 floats from 0.211 to 0.152 ms and 2^20 from 1.02 to 0.853 ms; 2–28 % off
   /// floats and doubles at 2^16 … 2^21 (docs/benchmarks.md).
+  ///
+  /// Where radix 16 spills (kSpillsRadix16), it is taken only for rows that each fall in a set
+  /// of their own: on the first-Zen VM, right after the first sweep (rows 128 B apart) 2^12
+  /// and 2^15 floats went from 4 and 5 sweeps to 3 and 4 and ran 1.13× and 1.12× faster,
+  /// but radix 16 at rows 2 KiB apart (two sets) cost about what the sweep it saved did
+  /// (2^13 floats 1.01–1.02×, 2^16 0.99–1.01×; docs/benchmarks.md).
   int radix_for_rows(std::size_t h) const {
     const std::size_t stride = h * sizeof(W);
     // The rows cycle through `sets` sets: one once the stride is a multiple of the way size.
     const std::size_t sets = stride >= l1_way_bytes_ ? 1 : l1_way_bytes_ / stride;
-    int k = Ops::kRadixLog2;
-    while (k > 1 && (std::size_t{1} << k) > l1_ways_ * sets) --k;
+    const auto fits = [&](int k) {
+      const std::size_t rows = std::size_t{1} << k;
+      return rows <= l1_ways_ * sets && (!kSpillsRadix16 || k <= Ops::kRadixLog2 || rows <= sets);
+    };
+    int k = Ops::kColumnsRadixLog2;
+    while (k > 1 && !fits(k)) --k;
     return k;
   }
 
   /// How many of the `left` stages the next sweep of radix at most 2^r takes: the radix, but
-  /// never leaving a lone stage behind when two balanced sweeps do the same work.
-  static int chunk(int left, int r = Ops::kRadixLog2) {
+  /// never leaving a lone stage behind when two balanced sweeps do the same work. Where
+  /// radix 16 spills, the sweeps are balanced whenever it takes more than one: 3 + 3 stages
+  /// instead of 4 + 2 (2^11 floats took 1.05× longer with 4 + 2 on the first-Zen VM).
+  static int chunk(int left, int r = Ops::kColumnsRadixLog2) {
     if (left <= r) return left;
+    if (kSpillsRadix16 && r > Ops::kRadixLog2) {
+      const int count = (left + r - 1) / r;
+      return (left + count - 1) / count;
+    }
     if (left == r + 1) return (left + 1) / 2;
     return r;
   }
