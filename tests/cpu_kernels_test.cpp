@@ -442,6 +442,26 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
   }
 }
 
+/// Leaves of 2 KiB and blocks of 32 KiB, with the sweeps above the blocks direct and gathered:
+/// the avx2_128 copy, whose radix-16 sweep right after the first fills a leaf of 2^9 floats
+/// (2^8 doubles), then takes blocks smaller than the Geometry's where that saves a sweep
+/// (Pipeline::plan_walk): 2^15 floats in blocks of 2^12, 2^14 doubles in blocks of 2^11.
+/// The other copies walk the same sizes by their own plans.
+TEST(CpuKernels, BlocksThatARadix16SweepFillsMatchTextbook) {
+  const std::vector<Geometry> gs{Geometry{2048, 32768, std::size_t{1} << 40}, Geometry{2048, 32768, 1 << 16}};
+  const std::vector<int> teams{1, 2};
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa, gs, 13, 16, teams);
+    check_wht<double>(*isa, gs, 12, 15, teams);
+    check_wht<std::uint32_t>(*isa, gs, 13, 16, teams);
+    check_wht<std::uint64_t>(*isa, gs, 12, 15, teams);
+    check_dyadic<float>(*isa, gs, 13, 16);
+    check_dyadic<double>(*isa, gs, 12, 15);
+    check_convolve<float>(*isa, gs, 13, 16);
+    check_convolve<double>(*isa, gs, 12, 15);
+  }
+}
+
 /// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
 /// vector's alignment), against position_of.
 template <class W>

@@ -6,7 +6,8 @@
 // into 2^k parts, each part is transformed the same way, and then one sweep of radix-2^k
 // codelets does the top k stages across the parts (2^k streams, each read sequentially).
 // The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size; half
-// that where a single bit would be left above the blocks), which are transformed in cache,
+// that where a single bit would be left above the blocks; smaller where that saves a sweep
+// on a copy whose radix-16 sweeps spill, plan_walk), which are transformed in cache,
 // L1-sized leaves first, then sweeps across the leaves whose rows all fit one L1 set
 // (radix_for_rows). Depth first, every part that fits a cache level is finished there before
 // the next one is touched: only the few top sweeps stream the whole array from memory.
@@ -248,6 +249,30 @@ class Pipeline {
     // stage; blocks of half the size leave two bits there for the same pass, and the blocks
     // need no more sweeps than before.
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
+    // Where radix 16 spills, its one sweep (right after the first) can fill a smaller block
+    // so that the sweeps inside and above it take one sweep fewer: 2^18 floats in blocks of
+    // 2^15 take 5 + 4 + 3 + 3 stages and one radix-8 sweep across the blocks, instead of
+    // 5 + 3 + 3 + 3 + 2 and a radix-4 one across blocks of 2^16. (One thread: a team's
+    // blocks were not measured so.)
+    if (kSpillsRadix16 && team_ == 1) {
+      const int top = lo_;
+      int cheapest = walk_cost(top);
+      for (int lo = top - 1; lo >= std::max(leaf_, top - Ops::kRadixLog2); --lo)
+        if (const int cost = walk_cost(lo); cost + kSweepCost / 2 < cheapest) {  // a sweep fewer
+          cheapest = cost;
+          lo_ = lo;
+        }
+    }
+  }
+
+  /// The sweeps (as sweep_cost counts them) of a walk in blocks of 2^lo words: a block's first
+  /// sweep and those after it, then those across the blocks.
+  int walk_cost(int lo) const {
+    constexpr int kFirst = Ops::kLanesLog2 + Ops::kRadixLog2;
+    const int leaf = std::min(leaf_of(lo, lo), lo);
+    int cost = kSweepCost + sweep_cost(kFirst, leaf) + sweep_cost(leaf, lo);
+    for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += kSweepCost;
+    return cost;
   }
 
   /// Whether src is x itself (never, for words of another type).
@@ -666,9 +691,12 @@ class Pipeline {
   static constexpr int kGatherBits = 6;
   static constexpr std::size_t kMinGatherWidth = 64;  ///< words per gathered row, at least
 
-  Split split(int m) const {
-    if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo_, kGatherBits), true};
-    return {chunk(m - lo_, radix_for_rows(std::size_t{1} << lo_)), false};
+  Split split(int m) const { return split_above(m, lo_); }
+
+  /// split() with blocks of 2^lo words.
+  Split split_above(int m, int lo) const {
+    if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo, kGatherBits), true};
+    return {chunk(m - lo, radix_for_rows(std::size_t{1} << lo)), false};
   }
 
   /// Two chunks of a gathered sweep (it reads one while it writes the other), and a third
