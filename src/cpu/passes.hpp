@@ -253,8 +253,9 @@ class Pipeline {
     // so that the sweeps inside and above it take one sweep fewer: 2^18 floats in blocks of
     // 2^15 take 5 + 4 + 3 + 3 stages and one radix-8 sweep across the blocks, instead of
     // 5 + 3 + 3 + 3 + 2 and a radix-4 one across blocks of 2^16. (One thread: a team's
-    // blocks were not measured so.)
-    if (kSpillsRadix16 && team_ == 1) {
+    // blocks were not measured so. And only for walks: no array of one block here took a
+    // sweep fewer in smaller ones, and the search took 1.4 % of a 2^13-float call.)
+    if (kSpillsRadix16 && team_ == 1 && lo_ < n) {
       const int top = lo_;
       int cheapest = walk_cost(top);
       for (int lo = top - 1; lo >= std::max(leaf_, top - Ops::kRadixLog2); --lo)
@@ -268,9 +269,8 @@ class Pipeline {
   /// The sweeps (as sweep_cost counts them) of a walk in blocks of 2^lo words: a block's first
   /// sweep and those after it, then those across the blocks.
   int walk_cost(int lo) const {
-    constexpr int kFirst = Ops::kLanesLog2 + Ops::kRadixLog2;
-    const int leaf = std::min(leaf_of(lo, lo), lo);
-    int cost = kSweepCost + sweep_cost(kFirst, leaf) + sweep_cost(leaf, lo);
+    const int leaf = leaf_of(lo, lo);  // at most lo
+    int cost = kSweepCost + sweep_cost(kFirstSweepStages, leaf) + sweep_cost(leaf, lo);
     for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += kSweepCost;
     return cost;
   }
@@ -362,7 +362,7 @@ class Pipeline {
   int leaf_of(int m, int upto) const {
     const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
     if (upto <= base) return base;
-    constexpr int kFirst = Ops::kLanesLog2 + Ops::kRadixLog2;  // the first sweep's stages
+    constexpr int kFirst = kFirstSweepStages;
     int best = base, cheapest = sweep_cost(kFirst, base) + sweep_cost(base, upto);
     for (int leaf = base - 1; leaf > kFirst && leaf > base - Ops::kColumnsRadixLog2; --leaf)
       if (const int cost = sweep_cost(kFirst, leaf) + sweep_cost(leaf, upto); cost < cheapest) {
@@ -387,6 +387,7 @@ class Pipeline {
     return cost;
   }
   static constexpr int kSweepCost = 16;  ///< more than the radix-16 sweeps any plan has
+  static constexpr int kFirstSweepStages = Ops::kLanesLog2 + Ops::kRadixLog2;  ///< in-vector and across
 
   /// Whether the sweeps across rows may be radix 16 where the first sweep holds radix 8 in
   /// 16 registers (SimdOps::kColumnsRadixLog2: the avx2_128 copy), at the cost of two spilled
