@@ -67,33 +67,44 @@ void textbook_rows(V& x, std::size_t size) {
 }
 
 /// Geometries from tiny (many passes at n ≈ 10; leaves of one double, two floats) to this
-/// CPU's own; the last fields, an L1 of few ways that aliases at short strides, make the
-/// in-cache sweeps take radix 2 and 4.
+/// CPU's own; the L1 fields, an L1 of few ways that aliases at short strides, make the
+/// in-cache sweeps take radix 2 and 4; the last of them sweeps across parts at radix 16
+/// nevertheless (part_sweep_rows, as on Intel CPUs).
 std::vector<Geometry> geometries() {
-  // {leaf, block, gather from, L1 way bytes, L1 ways}
-  return {Geometry{64, 256, 4096},  Geometry{64, 128, 1024},     Geometry{32, 64, 1 << 30}, Geometry{8, 64, 1024},
-          Geometry{256, 1024, 8192}, Geometry{1024, 4096, 1 << 30}, Geometry{64, 1024, 8192, 64, 2},
-          Geometry{256, 4096, 1 << 30, 256, 4}, Geometry::of_this_cpu()};
+  // {leaf, block, gather from, L1 way bytes, L1 ways, min share, L3 budget, L3 threads, part sweep rows}
+  return {Geometry{64, 256, 4096},
+          Geometry{64, 128, 1024},
+          Geometry{32, 64, 1 << 30},
+          Geometry{8, 64, 1024},
+          Geometry{256, 1024, 8192},
+          Geometry{1024, 4096, 1 << 30},
+          Geometry{64, 1024, 8192, 64, 2},
+          Geometry{256, 4096, 1 << 30, 256, 4},
+          Geometry{64, 256, 1 << 30, 64, 2, 0, 0, 1, 16},
+          Geometry::of_this_cpu()};
 }
 
 /// Teams whose threads share an array smaller than one block (min_share_bytes 0, as on AMD
 /// CPUs): every thread's part is transformed in one piece and the top sweep split by columns.
 /// Such teams form from 2^15 words on (kMinWordsPerThread), above the sizes the other
-/// geometries are tested at. The last two have an L3 budget of 16 and 8 KiB for two threads: the
+/// geometries are tested at. The next two have an L3 budget of 16 and 8 KiB for two threads: the
 /// team works through parts beyond it one by one, sharing out the level below (crowds_l3),
-/// once directly and once with gathered sweeps above.
+/// once directly and once with gathered sweeps above. The last one's team shares radix-16
+/// sweeps across its parts (part_sweep_rows) by column chunks.
 std::vector<Geometry> small_share_geometries() {
   return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0},
           Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0},
           Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 16 << 10, 2},
-          Geometry{1024, 1 << 12, 1 << 17, 4096, 8, 0, 8 << 10, 2}};
+          Geometry{1024, 1 << 12, 1 << 17, 4096, 8, 0, 8 << 10, 2},
+          Geometry{1024, 1 << 12, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16}};
 }
 
 std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
   return std::string(isa.name) + " geometry {" + std::to_string(g.leaf_bytes) + ", " + std::to_string(g.block_bytes) +
          ", " + std::to_string(g.gather_bytes) + ", " + std::to_string(g.l1_way_bytes) + ", " +
          std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + ", " +
-         std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + ", " +
+         std::to_string(g.part_sweep_rows) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.

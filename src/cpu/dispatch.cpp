@@ -73,6 +73,10 @@ std::string_view vendor() noexcept {
 /// (Geometry::of_this_cpu).
 bool is_amd() noexcept { return vendor() == "AuthenticAMD"; }
 
+/// Whether the CPU is Intel's: where direct sweeps across parts ran faster at radix 16 than at
+/// the radix L1's ways allow (Geometry::of_this_cpu).
+bool is_intel() noexcept { return vendor() == "GenuineIntel"; }
+
 /// CPUID leaf 1's EAX, the processor's signature (0 if the CPU does not say).
 std::uint32_t signature() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -80,6 +84,7 @@ std::uint32_t signature() noexcept {
 }
 #else
 bool is_amd() noexcept { return false; }
+bool is_intel() noexcept { return false; }
 #endif
 
 struct Supported {
@@ -199,7 +204,17 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     r.leaf_bytes = std::clamp<std::size_t>(l1 / 2, 8 << 10, 64 << 10);
     r.l1_ways = std::clamp<std::size_t>(std::bit_floor(l1_ways), 2, 64);
     r.l1_way_bytes = std::max<std::size_t>(std::bit_floor(l1 / r.l1_ways), 64);
-    r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 2 << 20);  // measured: all of L2 beats half
+    // Blocks of all of L2 up to 1 MiB (on L2s of 512 KiB and 1 MiB, all of L2 beat half of
+    // it), and 1 MiB on larger ones: on the Intel Xeon VM with 2 MiB of L2, blocks of 1 MiB
+    // took 2^19, 2^21 and 2^23 floats 1.07–1.23× faster than blocks of 2 MiB, and 2^18, 2^20
+    // and 2^22 doubles 1.11–1.25× (docs/benchmarks.md).
+    r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 1 << 20);
+    // Radix 16 for the direct sweeps across parts on Intel CPUs, however few L1's ways: those
+    // rows stream from L3 or memory, and a radix-8 sweep there costs a pass more. On the Xeon
+    // VM with a 12-way L1, 2^22 … 2^28 floats took 1.04–1.14× less time so; on the Cascade Lake
+    // VM (8 ways) radix 8 had measured slower there too, while on the AMD EPYC Zen 4 VM radix 8
+    // took 4–12 % less (docs/benchmarks.md).
+    r.part_sweep_rows = is_intel() ? 16 : 0;
     // Sweeps across arrays of 512 MiB and more through a buffer where gathers_huge_sweeps()
     // says so (isa.hpp has the measurements), direct elsewhere.
 #if defined(__x86_64__) || defined(__i386__)

@@ -41,6 +41,9 @@ struct Geometry {
   /// through one by one, the whole team on each (passes.hpp).
   std::size_t l3_budget_bytes = 0;
   std::size_t l3_threads = 1;
+  /// The most rows a direct sweep across parts (rows a block or more apart) takes; 0: no more
+  /// than L1 has ways, the in-cache sweeps' rule (passes.hpp's radix_for_rows).
+  std::size_t part_sweep_rows = 0;
   /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
   /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;

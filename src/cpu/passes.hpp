@@ -221,6 +221,7 @@ class Pipeline {
         gather_bytes_(g.gather_bytes),
         l1_way_bytes_(std::max<std::size_t>(g.l1_way_bytes, 1)),
         l1_ways_(std::max<std::size_t>(g.l1_ways, 2)),
+        part_radix_(g.part_sweep_rows >= 2 ? std::min(static_cast<int>(std::bit_width(g.part_sweep_rows)) - 1, Ops::kRadixLog2) : 0),
         leaf_(bits_of(g.leaf_bytes)),
         lo_(n),
         block_words_(std::size_t{1} << std::max(bits_of(g.block_bytes), leaf_)) {
@@ -680,7 +681,8 @@ class Pipeline {
   /// parts at least 2^lo_ words apart, so the L1-set rule of the in-cache sweeps
   /// (radix_for_rows) caps it too: on the AMD EPYC Zen 4 VM, radix 8 instead of 16 took
   /// 2^22 … 2^24 floats and 2^21 … 2^23 doubles 4–12 % faster in two A/B runs
-  /// (docs/benchmarks.md).
+  /// (docs/benchmarks.md). Where the Geometry gives part_sweep_rows, that caps it instead
+  /// (radix 16 on Intel CPUs, Geometry::of_this_cpu).
   /// On the AMD EPYC VM, direct sweeps over big arrays were slow: their 2^k streams sit a
   /// large power of two apart and collided in caches and DRAM banks (measured 2.5× slower
   /// than one stream), and gathered rows of a few KiB each read like one stream. On the
@@ -697,7 +699,7 @@ class Pipeline {
   /// split() with blocks of 2^lo words.
   Split split_above(int m, int lo) const {
     if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo, kGatherBits), true};
-    return {chunk(m - lo, radix_for_rows(std::size_t{1} << lo)), false};
+    return {chunk(m - lo, part_radix_ > 0 ? part_radix_ : radix_for_rows(std::size_t{1} << lo)), false};
   }
 
   /// Two chunks of a gathered sweep (it reads one while it writes the other), and a third
@@ -885,6 +887,7 @@ class Pipeline {
   const Geometry* geometry_;
   std::size_t gather_bytes_ = 0;
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
+  int part_radix_ = 0;  ///< log2 of Geometry::part_sweep_rows, at most the radix; 0: radix_for_rows
   int leaf_ = 0, lo_ = 0, team_ = 1;
   std::size_t block_words_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
