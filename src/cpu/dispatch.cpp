@@ -210,8 +210,8 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // and 2^22 doubles 1.11–1.25× (docs/benchmarks.md).
     r.block_bytes = std::clamp<std::size_t>(l2, 128 << 10, 1 << 20);
     // Radix 16 for the direct sweeps across parts on Intel CPUs, however few L1's ways: those
-    // rows stream from L3 or memory, and a radix-8 sweep there costs a pass more. On the Xeon
-    // VM with a 12-way L1, 2^22 … 2^28 floats took 1.04–1.14× less time so; on the Cascade Lake
+    // rows stream from L3 or memory, where radix 8 can take one sweep more. On the Xeon
+    // VM with a 12-way L1, 2^22 … 2^28 floats ran 1.04–1.21× faster so; on the Cascade Lake
     // VM (8 ways) radix 8 had measured slower there too, while on the AMD EPYC Zen 4 VM radix 8
     // took 4–12 % less (docs/benchmarks.md).
     r.part_sweep_rows = is_intel() ? 16 : 0;

@@ -5,9 +5,9 @@
 // A transform of 2^n words runs depth first: the array is split at its top k ≤ radix bits
 // into 2^k parts, each part is transformed the same way, and then one sweep of radix-2^k
 // codelets does the top k stages across the parts (2^k streams, each read sequentially).
-// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size; half
-// that where a single bit would be left above the blocks; smaller where that saves a sweep
-// on a copy whose radix-16 sweeps spill, plan_walk), which are transformed in cache,
+// The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size, at most
+// 1 MiB; half that where a single bit would be left above the blocks; smaller where that
+// saves a sweep on a copy whose radix-16 sweeps spill, plan_walk), which are transformed in cache,
 // L1-sized leaves first, then sweeps across the leaves whose rows all fit one L1 set
 // (radix_for_rows). Depth first, every part that fits a cache level is finished there before
 // the next one is touched: only the few top sweeps stream the whole array from memory.
