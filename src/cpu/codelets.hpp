@@ -92,7 +92,8 @@ using TileTag = hn::CappedTag<T, 16>;
 
 /// Registers the target has: radix-16 butterflies fit in 32, radix-8 in 16. (Radix 16 with
 /// 16 AVX2 registers spills: measured 1.5–2× slower, even in memory-bound sweeps, stage after
-/// stage; SimdOps::sixteen_columns orders it to spill two vectors per 16, for avx2_128.)
+/// stage; SimdOps::sixteen_columns orders it to spill two vectors per 16, for the sweeps
+/// across rows of the AVX2 copies.)
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SVE || \
     HWY_TARGET == HWY_NEON
 inline constexpr int kTargetRadixLog2 = 4;
@@ -213,11 +214,14 @@ struct SimdOps {
   static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
   static constexpr int kLanesLog2 = std::countr_zero(kLanes);
   static constexpr int kRadixLog2 = kTargetRadixLog2;
-  /// The sweeps across rows: radix 16 also in the avx2_128 copy, whose 16 registers hold it
-  /// with two vectors spilled (sixteen_columns); passes.hpp takes it there only where it saves
-  /// a sweep and its rows do not share L1 sets (on the first-Zen VM 2^12 and 2^15 floats,
-  /// 2^11 and 2^14 doubles 1.11–1.16× faster; docs/benchmarks.md).
-#ifdef FASTCONV_CPU_VECTOR_BYTES
+  /// The sweeps across rows: radix 16 also in the AVX2 copies (avx2, avx2_128), whose 16
+  /// registers hold it with two vectors spilled (sixteen_columns); passes.hpp takes it there
+  /// only where it saves a sweep and its rows do not share L1 sets. On the first-Zen VM
+  /// (avx2_128) 2^12 and 2^15 floats, 2^11 and 2^14 doubles ran 1.11–1.16× faster; with
+  /// the avx2 copy on the Intel Xeon VM of 2026-12-04 (together with the 256-bit floats'
+  /// loads of lane_stages_of) floats at 2^10 … 2^22 ran 1.01–1.17× faster and doubles
+  /// 0.99–1.15× (docs/benchmarks.md).
+#if HWY_TARGET == HWY_AVX2
   static constexpr int kColumnsRadixLog2 = 4;
 #else
   static constexpr int kColumnsRadixLog2 = kRadixLog2;
@@ -414,20 +418,25 @@ struct SimdOps {
   /// On the first Zen those loads take none of the FP pipes that lane_stages()'s shuffle
   /// would (measured: 12 adds and FMAs took the same time with or without 6 such loads beside
   /// them, and 1.2 cycles more with 6 vpermilps from memory): one operation a vector fewer in
-  /// the first sweep, which is bound by those pipes. Bitwise the same words: a0 + a1 and
+  /// the first sweep, which is bound by those pipes. The 256-bit floats of the avx2 copy load
+  /// the same way; its doubles do not: vmovddup duplicates only the even words, and the odd
+  /// ones would need a load past the vector's end, or the shuffle this saves. Bitwise the same words: a0 + a1 and
   /// a0 − a1, each rounded once. (16-bit floats, Src of kHalves, are widened as loaded.)
   template <class Src>
   static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
 #if HWY_TARGET == HWY_AVX2 && defined(FASTCONV_CPU_VECTOR_BYTES)
     if constexpr (std::is_same_v<Src, double> && std::is_same_v<T, double> && kLanes == 2) {
       return lane_stages<1>(hn::MulAdd(V{_mm_loaddup_pd(p + 1)}, c.sign[0], V{_mm_loaddup_pd(p)}), c);
-    } else if constexpr (std::is_same_v<Src, float> && std::is_same_v<T, float> && kLanes == 4) {
+    }
+#endif
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (std::is_same_v<Src, float> && std::is_same_v<T, float> && (kLanes == 4 || kLanes == 8)) {
       // Inline assembly: the compiler merges two loads of one address and shuffles in registers.
       struct Words {
-        float w[4];
+        float w[kLanes];
       };
       const auto& words = *reinterpret_cast<const Words*>(p);
-      __m128 even, odd;
+      decltype(V{}.raw) even, odd;  // __m128 or __m256
       asm("vmovsldup %1, %0" : "=x"(even) : "m"(words));
       asm("vmovshdup %1, %0" : "=x"(odd) : "m"(words));
       return lane_stages<1>(hn::MulAdd(V{odd}, c.sign[0], V{even}), c);

@@ -391,7 +391,7 @@ class Pipeline {
   static constexpr int kFirstSweepStages = Ops::kLanesLog2 + Ops::kRadixLog2;  ///< in-vector and across
 
   /// Whether the sweeps across rows may be radix 16 where the first sweep holds radix 8 in
-  /// 16 registers (SimdOps::kColumnsRadixLog2: the avx2_128 copy), at the cost of two spilled
+  /// 16 registers (SimdOps::kColumnsRadixLog2: the AVX2 copies), at the cost of two spilled
   /// vectors in 16.
   static constexpr bool kSpillsRadix16 = Ops::kColumnsRadixLog2 > Ops::kRadixLog2;
 
