@@ -414,36 +414,55 @@ struct SimdOps {
 
   /// lane_stages() of the vector at p, as loaded: the first in-vector stage takes its two
   /// operands straight from memory, the even and the odd words each duplicated into their
-  /// pair of lanes (vmovsldup and vmovshdup for floats, vmovddup for doubles), and one FMA.
-  /// On the first Zen those loads take none of the FP pipes that lane_stages()'s shuffle
-  /// would (measured: 12 adds and FMAs took the same time with or without 6 such loads beside
-  /// them, and 1.2 cycles more with 6 vpermilps from memory): one operation a vector fewer in
-  /// the first sweep, which is bound by those pipes. The 256-bit floats of the avx2 copy load
-  /// the same way; its doubles do not: vmovddup duplicates only the even words, and the odd
-  /// ones would need a load past the vector's end, or the shuffle this saves. Bitwise the same words: a0 + a1 and
-  /// a0 − a1, each rounded once. (16-bit floats, Src of kHalves, are widened as loaded.)
-  template <class Src>
+  /// pair of lanes (vmovsldup and vmovshdup for 4-byte words, vmovddup at p and p + 1 for
+  /// 8-byte ones), and one FMA (floats) or add and subtract (integers): no shuffle. Those
+  /// loads take none of the vector ALU ports that the shuffle would. On the first Zen
+  /// (avx2_128) 12 adds and FMAs took the same time with or without 6 such loads beside them,
+  /// and 1.2 cycles more with 6 vpermilps from memory; on the Intel Xeon VM of 2026-12-04
+  /// (avx512, whose 512-bit shuffles and arithmetic share two ports) floats, int32 and int64
+  /// at 2^8 … 2^18 ran 1.03–1.08× faster, doubles 1.02–1.05× (docs/benchmarks.md). Bitwise
+  /// the same words: a0 + a1 and a0 − a1, each rounded once. The odd 8-byte words of a vector
+  /// wider than 128 bits take a load that reads one word past its end (into a 128-bit
+  /// register vmovddup reads only the word it duplicates): only with kNextReadable, where the
+  /// next vector is the caller's too.
+  /// (16-bit floats, Src of kHalves, are widened as loaded, and shuffled.)
+  template <bool kNextReadable = false, class Src>
   static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
-#if HWY_TARGET == HWY_AVX2 && defined(FASTCONV_CPU_VECTOR_BYTES)
-    if constexpr (std::is_same_v<Src, double> && std::is_same_v<T, double> && kLanes == 2) {
-      return lane_stages<1>(hn::MulAdd(V{_mm_loaddup_pd(p + 1)}, c.sign[0], V{_mm_loaddup_pd(p)}), c);
-    }
-#endif
-#if HWY_TARGET == HWY_AVX2
-    if constexpr (std::is_same_v<Src, float> && std::is_same_v<T, float> && (kLanes == 4 || kLanes == 8)) {
-      // Inline assembly: the compiler merges two loads of one address and shuffles in registers.
-      struct Words {
-        float w[kLanes];
-      };
-      const auto& words = *reinterpret_cast<const Words*>(p);
-      decltype(V{}.raw) even, odd;  // __m128 or __m256
-      asm("vmovsldup %1, %0" : "=x"(even) : "m"(words));
-      asm("vmovshdup %1, %0" : "=x"(odd) : "m"(words));
-      return lane_stages<1>(hn::MulAdd(V{odd}, c.sign[0], V{even}), c);
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (std::is_same_v<Src, T> && (sizeof(T) == 4 || kNextReadable || kLanes == 2)) {
+      const auto [even, odd] = even_and_odd_words(p);
+      if constexpr (kFloat) return lane_stages<1>(hn::MulAdd(odd, c.sign[0], even), c);
+      else if constexpr (kSignedLanes) return lane_stages<1>(hn::Add(even, flip_sign(odd, c.sign[0])), c);
+      else return lane_stages<1>(hn::IfThenElse(c.upper[0], hn::Sub(even, odd), hn::Add(even, odd)), c);
     }
 #endif
     return lane_stages(load(p), c);
   }
+
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  struct EvenAndOdd {
+    V even, odd;
+  };
+  /// The vector at p with each even word, and with each odd word, duplicated into its pair of
+  /// lanes; 8-byte words of vectors wider than 128 bits read p[kLanes] too. (Inline assembly:
+  /// from intrinsics the compiler merges the two loads of one address and shuffles in
+  /// registers.)
+  static HWY_INLINE EvenAndOdd even_and_odd_words(const T* p) {
+    struct Words {
+      T w[kLanes];
+    };
+    const auto& words = *reinterpret_cast<const Words*>(p);
+    decltype(V{}.raw) even, odd;  // __m128, __m256 or __m512, of floats, doubles or integers
+    if constexpr (sizeof(T) == 4) {
+      asm("vmovsldup %1, %0" : "=v"(even) : "m"(words));
+      asm("vmovshdup %1, %0" : "=v"(odd) : "m"(words));
+    } else {
+      asm("vmovddup %1, %0" : "=v"(even) : "m"(words));
+      asm("vmovddup %1, %0" : "=v"(odd) : "m"(*reinterpret_cast<const Words*>(p + 1)));
+    }
+    return {V{even}, V{odd}};
+  }
+#endif
 
   /// Indices of lane selections, as the tables of TableLookupLanes take them.
   using Index = hwy::MakeSigned<T>;
@@ -536,7 +555,8 @@ struct SimdOps {
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
       V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = lane_stages_of(from + base + r * kLanes, c);
+      for (int r = 0; r + 1 < kR; ++r) v[r] = lane_stages_of<true>(from + base + r * kLanes, c);
+      v[kR - 1] = lane_stages_of(from + base + (kR - 1) * kLanes, c);
       radix_in_registers<kR>(v);
       if constexpr (kOrdered) route_registers<kR>(v, *route);
 #pragma GCC unroll 16
