@@ -132,6 +132,13 @@ inline void combine_range(W* __restrict y, std::size_t count, DyadicOp op, const
   for (std::size_t k = 0; k < count; ++k) y[k] = combine_one(y[k], s[(offset + k) & mask], op, factor);
 }
 
+/// What a bounded first sweep (first_sweep_bounded) did: the words it transformed, from the
+/// first (all of them where every check passed), and the stages it did to them.
+struct Bounded {
+  std::size_t words;
+  int stages;
+};
+
 /// The codelets on plain words, one at a time.
 template <class W>
 struct ScalarOps {
@@ -546,13 +553,18 @@ struct SimdOps {
   }
 
   /// The in-vector stages and log2 kR across vectors; kOrdered: then each row of kR vectors
-  /// into the order of `route`.
-  template <int kR, bool kScaled = false, bool kOrdered = false, class Src, class Dst>
-  static void first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1),  // from may be x
-                            const Route* route = nullptr) {
+  /// into the order of `route`. kBounded (integer words): each group of kR vectors is first
+  /// checked as below() checks against `limit`, and the sweep stops at the first that fails.
+  /// Returns the words transformed: n, or the start of the group that failed.
+  template <int kR, bool kScaled = false, bool kOrdered = false, bool kBounded = false, class Src, class Dst>
+  static std::size_t first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1),  // from may be x
+                                   const Route* route = nullptr, int limit = 0) {
     const LaneStages c;
     const V f = hn::Set(D(), factor);
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
+      if constexpr (kBounded) {
+        if (!below(from + base, kR * kLanes, limit)) return base;
+      }
       V v[kR];
 #pragma GCC unroll 16
       for (int r = 0; r + 1 < kR; ++r) v[r] = lane_stages_of<true>(from + base + r * kLanes, c);
@@ -562,6 +574,23 @@ struct SimdOps {
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) store(kScaled ? hn::Mul(v[r], f) : v[r], x + base + r * kLanes);
     }
+    return n;
+  }
+
+  /// first_sweep() of the 2^m integer words of src (x itself, or another array) into x, each
+  /// group of its registers checked first against the limit (as below(): every |w| <
+  /// 2^limit): the words up to the first group that fails are transformed, that group and the
+  /// rest are left as they were. The check rides on the sweep: as a pass of its own over
+  /// each L1 leaf before it, the first to bring the leaf into L1, it took int32 and int64
+  /// transforms at 2^10 … 2^18 1.08–1.25× as long as no check (docs/benchmarks.md).
+  static Bounded first_sweep_bounded(T* x, int m, const T* src, int limit) {
+    constexpr int kGroupLog2 = kLanesLog2 + kRadixLog2;
+    const std::size_t n = std::size_t{1} << m;
+    if (m < kGroupLog2) {  // no whole group: checked, then transformed
+      if (!below(src, n, limit)) return {0, 0};
+      return {n, first_sweep(x, m, src == x ? nullptr : src)};
+    }
+    return {first_sweep_r<1 << kRadixLog2, false, false, true>(x, src, n, T(1), nullptr, limit), kGroupLog2};
   }
 
   /// Src: T, or 16-bit floats widened as they are loaded (kHalves).

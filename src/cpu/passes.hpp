@@ -30,10 +30,10 @@
 // each result once as it stores it (wht16_rows, wht16).
 //
 // Exact integer transforms run in the word's own ring only if no result can overflow: every
-// input below 2^(bits − n) in magnitude. wht_bounded checks that as each L1 leaf is first
-// read, so the check costs no pass of its own; a leaf that fails undoes, exactly, what was
-// done before it (W·W = 2^m·I: transform again, shift right by m) and the front end takes a
-// wider ring.
+// input below 2^(bits − n) in magnitude. wht_bounded checks that in each L1 leaf's first
+// sweep, group of registers by group before it is transformed, so the check costs no pass of
+// its own; a group that fails undoes, exactly, what was done before it (W·W = 2^m·I:
+// transform again, shift right by m) and the front end takes a wider ring.
 //
 // Parallelism: one OpenMP team per call; the parts of the top level are shared out (or, if
 // there are fewer parts than threads, or so many threads on parts this big would crowd their
@@ -95,8 +95,9 @@ class Pipeline {
 
   /// Integer words: out ← W·in if every in[i], read as a signed word, has |in[i]| < 2^limit;
   /// otherwise false, with in and out as they were (out's words may have changed when it is
-  /// not in). The check rides on the walk: each L1 leaf is checked as it is first read, so it
-  /// is in L1 for its transform, and a leaf that fails undoes the parts done before it.
+  /// not in). The check rides on the walk: each L1 leaf's first sweep checks each group of
+  /// its registers before it transforms it, and a group that fails undoes the groups and
+  /// parts done before it.
   static bool wht_bounded(const W* in, W* out, int log2n, int threads, int limit, const Geometry& g) {
     Pipeline p(in, out, log2n, threads, g, Middle<W>{}, W(1));
     // Undoing needs 2^log2n·|x| < 2^(bits of the signed word): the limit a fitting result implies.
@@ -524,20 +525,25 @@ class Pipeline {
     return forward_bounded(in_, x_, n_);
   }
 
-  /// forward(), each L1 leaf checked against the limit before it is transformed. On a leaf that
-  /// fails: false, and (in place) the parts before it are restored.
+  /// forward(), each L1 leaf checked against the limit as its first sweep reads it, group of
+  /// registers by group (SimdOps::first_sweep_bounded). On a group that fails: false, and (in
+  /// place) the groups and parts before it are restored.
   bool forward_bounded(const W* src, W* x, int m) const {
     const std::size_t words = std::size_t{1} << m;
-    if (m <= lo_) {  // leaf by leaf: each checked as it comes into L1, then transformed there
+    if (m <= lo_) {  // leaf by leaf: each checked and transformed as it comes into L1
       const int leaf = leaf_of(m, m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
-        if (!Ops::below(src + i, leaf_words, limit_)) {
-          if (src == x) undo(x, i >> leaf, leaf);
+        const Bounded first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_);
+        if (first.words < leaf_words) {
+          if (src == x) {
+            const int group = kFirstSweepStages;  // the failing leaf's groups done are transforms of 2^group words
+            undo(x + i, first.words >> group, group);
+            undo(x, i >> leaf, leaf);
+          }
           return false;
         }
-        if (src != x) Ops::copy(x + i, src + i, leaf_words);
-        stages(x + i, leaf, 0);
+        stages(x + i, leaf, first.stages);
       }
       stages(x, m, leaf);
       return true;
