@@ -8,7 +8,11 @@
 # The archive holds BUILD_DIR's test, CLI and benchmark programs and fastconv's libraries under
 # their own paths (the tests find the CLI and their data by the absolute paths they were built
 # with, so unpack it in a checkout at the same path), and in lib/ every other shared library
-# they link except glibc's and the CUDA toolkit's. On the GPU machine, in the checkout's root:
+# they link except glibc's and the CUDA toolkit's. A build whose conv2d FFTs are Intel MKL's
+# (scripts/setup.sh on Intel CPUs) also needs the kernel libraries MKL opens at run time for the
+# CPU it finds, which no ldd lists: those for AVX-512 CPUs go in by default (the GPU machines
+# lent here have had them; PACK_MKL_KERNELS="avx2 vml_avx2" names others, each lib from
+# libmkl_<name>.so.*), about 18 MB more. On the GPU machine, in the checkout's root:
 #
 #   tar -xJf ARCHIVE && export LD_LIBRARY_PATH=$PWD/lib:<the toolkit's lib64> && bash scripts/gpu_check.sh BUILD_DIR
 set -euo pipefail
@@ -29,5 +33,9 @@ mkdir -p "$stage/lib"
 ldd "${programs[@]}" "$build"/src/libfastconv*.so.* 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
   sort -u | grep -vE '^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^ ]*)\.so|^libcu|^libnv|libfastconv' |
   while read -r name path; do cp -L "$path" "$stage/lib/$name"; done
+if [[ -f $stage/lib/libmkl_core.so.3 ]]; then
+  mkl_lib=$(dirname "$(ldd "$build"/src/libfastconv.so | awk '$1 == "libmkl_core.so.3" {print $3}')")
+  for kernel in ${PACK_MKL_KERNELS:-avx512 vml_avx512}; do cp -L "$mkl_lib"/libmkl_"$kernel".so.* "$stage/lib/"; done
+fi
 tar -cJf "$archive" "${programs[@]}" "$build"/src/libfastconv*.so* -C "$stage" lib
 echo "$archive: $(du -h "$archive" | cut -f1), $(find "$stage/lib" -type f | wc -l) libraries"
