@@ -426,8 +426,9 @@ struct SimdOps {
   /// loads take none of the vector ALU ports that the shuffle would. On the first Zen
   /// (avx2_128) 12 adds and FMAs took the same time with or without 6 such loads beside them,
   /// and 1.2 cycles more with 6 vpermilps from memory; on the Intel Xeon VM of 2026-12-04
-  /// (avx512, whose 512-bit shuffles and arithmetic share two ports) floats, int32 and int64
-  /// at 2^8 … 2^18 ran 1.03–1.08× faster, doubles 1.02–1.05× (docs/benchmarks.md). Bitwise
+  /// (avx512, whose 512-bit shuffles and arithmetic share two ports) floats and int32 at
+  /// 2^8 … 2^18 ran 1.04–1.08× faster, int64 1.02–1.07×, doubles 1.01–1.05×
+  /// (docs/benchmarks.md). Bitwise
   /// the same words: a0 + a1 and a0 − a1, each rounded once. The odd 8-byte words of a vector
   /// wider than 128 bits take a load that reads one word past its end (into a 128-bit
   /// register vmovddup reads only the word it duplicates): only with kNextReadable, where the
