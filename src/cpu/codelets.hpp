@@ -134,7 +134,7 @@ inline void combine_range(W* __restrict y, std::size_t count, DyadicOp op, const
 
 /// What a bounded first sweep (first_sweep_bounded) did: the words it transformed, from the
 /// first (all of them where every check passed), and the stages it did to them.
-struct Bounded {
+struct BoundedSweep {
   std::size_t words;
   int stages;
 };
@@ -584,7 +584,7 @@ struct SimdOps {
   /// rest are left as they were. The check rides on the sweep: as a pass of its own over
   /// each L1 leaf before it, the first to bring the leaf into L1, it took int32 and int64
   /// transforms at 2^10 … 2^18 1.08–1.25× as long as no check (docs/benchmarks.md).
-  static Bounded first_sweep_bounded(T* x, int m, const T* src, int limit) {
+  static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit) {
     constexpr int kGroupLog2 = kLanesLog2 + kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
     if (m < kGroupLog2) {  // no whole group: checked, then transformed

@@ -534,7 +534,7 @@ class Pipeline {
       const int leaf = leaf_of(m, m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
-        const Bounded first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_);
+        const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_);
         if (first.words < leaf_words) {
           if (src == x) {
             const int group = kFirstSweepStages;  // the failing leaf's groups done are transforms of 2^group words
