@@ -428,12 +428,11 @@ struct SimdOps {
   /// and 1.2 cycles more with 6 vpermilps from memory; on the Intel Xeon VM of 2026-12-04
   /// (avx512, whose 512-bit shuffles and arithmetic share two ports) floats and int32 at
   /// 2^8 … 2^18 ran 1.04–1.08× faster, int64 1.02–1.07×, doubles 1.01–1.05×
-  /// (docs/benchmarks.md). Bitwise
-  /// the same words: a0 + a1 and a0 − a1, each rounded once. The odd 8-byte words of a vector
-  /// wider than 128 bits take a load that reads one word past its end (into a 128-bit
-  /// register vmovddup reads only the word it duplicates): only with kNextReadable, where the
-  /// next vector is the caller's too.
-  /// (16-bit floats, Src of kHalves, are widened as loaded, and shuffled.)
+  /// (docs/benchmarks.md). Bitwise the same words: a0 + a1 and a0 − a1, each rounded once.
+  /// The odd 8-byte words of a vector wider than 128 bits take a load that reads one word
+  /// past its end (into a 128-bit register vmovddup reads only the word it duplicates): only
+  /// with kNextReadable, where the next vector is the caller's too. (16-bit floats, Src of
+  /// kHalves, are widened as loaded, and shuffled.)
   template <bool kNextReadable = false, class Src>
   static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -580,8 +579,8 @@ struct SimdOps {
 
   /// first_sweep() of the 2^m integer words of src (x itself, or another array) into x, each
   /// group of its registers checked first against the limit (as below(): every |w| <
-  /// 2^limit): the words up to the first group that fails are transformed, that group and the
-  /// rest are left as they were. The check rides on the sweep: as a pass of its own over
+  /// 2^limit): the words up to the first group that fails are transformed (each group a
+  /// whole transform of 2^stages words), that group and the rest are left as they were. The check rides on the sweep: as a pass of its own over
   /// each L1 leaf before it, the first to bring the leaf into L1, it took int32 and int64
   /// transforms at 2^10 … 2^18 1.08–1.25× as long as no check (docs/benchmarks.md).
   static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit) {

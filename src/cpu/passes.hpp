@@ -537,8 +537,7 @@ class Pipeline {
         const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_);
         if (first.words < leaf_words) {
           if (src == x) {
-            const int group = kFirstSweepStages;  // the failing leaf's groups done are transforms of 2^group words
-            undo(x + i, first.words >> group, group);
+            undo(x + i, first.words >> first.stages, first.stages);  // its groups done: transforms of 2^stages
             undo(x, i >> leaf, leaf);
           }
           return false;
