@@ -101,6 +101,24 @@ inline constexpr int kTargetRadixLog2 = 4;
 inline constexpr int kTargetRadixLog2 = 3;
 #endif
 
+/// Lines that a sweep pulls into L2 as it goes, kLinesPerStep each time its codelet loop
+/// moves on to the next columns, from `next` up to `end` (passes.hpp: the next block's first
+/// half, during a block's sweeps in L2). Spread over the loop, the prefetches overlap the
+/// sweep's arithmetic; a burst of them would wait on the line fill buffers.
+struct Prefetch {
+  static constexpr int kLinesPerStep = 2;
+  static constexpr std::size_t kLineBytes = 64;
+  const char* next = nullptr;
+  const char* end = nullptr;
+  bool pending() const { return next < end; }
+  HWY_INLINE void step() {
+    if (next < end) {
+      for (int i = 0; i < kLinesPerStep; ++i) __builtin_prefetch(next + i * kLineBytes, 0, 2);  // into L2
+      next += kLinesPerStep * kLineBytes;
+    }
+  }
+};
+
 /// Element-wise step of a fused dyadic convolution: y ← f · (y ⊙ S), f·y², or f · (y ⊘ S).
 template <class W>
 inline W combine_one(W y, W s, DyadicOp op, W factor) {
@@ -724,9 +742,11 @@ struct SimdOps {
   /// Stages s … s+k−1 on columns [j0, j1) of 2^k rows h words apart (x = the first row).
   /// kScaled: every word times `factor` before it is stored (a normalised transform's last
   /// sweep; the same rounding as scaling afterwards, without the pass that costs).
-  template <int kR, bool kScaled = false>
-  static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1)) {
-    if constexpr (kR == 16 && kRadixLog2 < 4) return sixteen_columns<kScaled>(x, h, j0, j1, factor);
+  /// kPrefetch: `ahead` steps once per column of vectors (Prefetch).
+  template <int kR, bool kScaled = false, bool kPrefetch = false>
+  static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1),
+                        Prefetch* ahead = nullptr) {
+    if constexpr (kR == 16 && kRadixLog2 < 4) return sixteen_columns<kScaled, kPrefetch>(x, h, j0, j1, factor, ahead);
     const D d;
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
@@ -735,6 +755,7 @@ struct SimdOps {
     // on AMD Zen 4 a radix-16 sweep in L1 took 4.1 cycles per vector before, 3.3 after both.)
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
     for (T* p = x + j0; p < x + j1; p += kLanes) {
+      if constexpr (kPrefetch) ahead->step();
       T* const q = kR > 8 ? p + 8 * h : p;  // rows 8 … 15 only exist at radix 16
       V v[kR];
 #pragma GCC unroll 16
@@ -761,11 +782,14 @@ struct SimdOps {
   /// and a butterfly's result are live at once (GCC 12 spills two vectors per 16; the
   /// textbook's order of stages, so the same results). Not inlined into columns(): inlined,
   /// the radix-8 sweeps beside it took 1–3 % longer on the first-Zen VM.
-  template <bool kScaled>
+  template <bool kScaled, bool kPrefetch = false>
   static HWY_NOINLINE void sixteen_columns(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1,
-                                           T factor) {
+                                           T factor, Prefetch* ahead = nullptr) {
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
-    for (T* p = x + j0; p < x + j1; p += kLanes) sixteen_rows<kScaled>(p, p + 8 * h, odd_h, factor);
+    for (T* p = x + j0; p < x + j1; p += kLanes) {
+      if constexpr (kPrefetch) ahead->step();
+      sixteen_rows<kScaled>(p, p + 8 * h, odd_h, factor);
+    }
   }
   template <bool kScaled>
   static HWY_INLINE void sixteen_rows(T* p, T* q, const std::size_t* odd_h, T factor) {
@@ -919,6 +943,12 @@ struct SimdOps {
   static void columns(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
     at_radix(k, [&](auto r) { columns_r<decltype(r)::value>(x, h, j0, j1); });
+  }
+
+  /// columns(), with `ahead` stepping once per column of vectors (Prefetch).
+  static void columns_prefetching(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, Prefetch& ahead) {
+    if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, false, true>(x, h, j0, j1, T(1), &ahead); });
   }
 
   /// columns(), each word of those columns then multiplied by `factor` (floating point).

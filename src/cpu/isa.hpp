@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,10 @@ struct Geometry {
   /// The most rows a direct sweep across parts (rows a block or more apart) takes; 0: no more
   /// than L1 has ways, the in-cache sweeps' rule (passes.hpp's radix_for_rows).
   std::size_t part_sweep_rows = 0;
+  /// From this many bytes on, the sweeps of each block of a walk that run in L2 (those after
+  /// its L1 leaves) prefetch the first half of the next block into L2 as they go, while the
+  /// memory would otherwise be idle (passes.hpp); never by default.
+  std::size_t prefetch_from_bytes = std::numeric_limits<std::size_t>::max();
   /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
   /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;
