@@ -242,9 +242,9 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // more (L2 of two blocks or more), for arrays from a quarter of the L3 that sysfs gives:
     // a VM's share of a server's L3 is less than that. On the Xeon VM of model 207 (2 MiB L2,
     // 260 MiB L3) arrays of 64 MiB were read from the L3 (49 GB/s a pass), arrays of 128 MiB
-    // from memory (27 GB/s); there floats at 2^25 … 2^28 ran 1.07–1.14× faster so and doubles
-    // at 2^24 and 2^25 1.07–1.09×, while 2^21 … 2^24 floats, in the L3, took 1.00–1.02× longer
-    // (docs/benchmarks.md).
+    // from memory (27 GB/s); there floats at 2^25 … 2^27 ran 1.09–1.17× faster so and doubles
+    // at 2^24 … 2^26 1.06–1.10×, while 2^21 … 2^24 floats, in the L3, took 1.00–1.02× longer
+    // with the prefetch on at every size (docs/benchmarks.md).
     if (l2 >= 2 * r.block_bytes && l3 > 0) r.prefetch_from_bytes = l3 / 4;
     return r;
   }();

@@ -359,9 +359,9 @@ class Pipeline {
   /// the next block's words, where its first sweep will read them, if the array has a next
   /// block. Those sweeps run in L2, and the memory would otherwise sit idle through them: on
   /// the Xeon VM of model 207 each block's first sweep had waited on memory for its words,
-  /// and the prefetch took arrays of 128 MiB and more 1.07–1.14× faster (docs/benchmarks.md).
-  /// A whole block's worth crowded the block out of L2 (2^25 floats 1.08× faster against
-  /// 1.13× with half).
+  /// and the prefetch took arrays of 128 MiB and more 1.06–1.17× faster (docs/benchmarks.md).
+  /// A whole block's worth gained less at 2^25 floats (1.08× against 1.13×) and cost more
+  /// where the array sat in the L3 (0.93–0.96× against 0.98–1.00×).
   template <class Src>
   Prefetch next_block_of(const W* x, int m, const Src* src) const {
     if constexpr (kPrefetches) {
