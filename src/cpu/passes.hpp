@@ -256,13 +256,16 @@ class Pipeline {
     // stage; blocks of half the size leave two bits there for the same pass, and the blocks
     // need no more sweeps than before.
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
-    // Where radix 16 spills, its one sweep (right after the first) can fill a smaller block
-    // so that the sweeps inside and above it take one sweep fewer: 2^18 floats in blocks of
-    // 2^15 take 5 + 4 + 3 + 3 stages and one radix-8 sweep across the blocks, instead of
-    // 5 + 3 + 3 + 3 + 2 and a radix-4 one across blocks of 2^16. (One thread: a team's
+    // A smaller block where the sweeps inside and above it take one sweep fewer. Where radix
+    // 16 spills, its one sweep (right after the first) can fill such a block: 2^18 floats in
+    // blocks of 2^15 take 5 + 4 + 3 + 3 stages and one radix-8 sweep across the blocks,
+    // instead of 5 + 3 + 3 + 3 + 2 and a radix-4 one across blocks of 2^16. With AVX-512
+    // the radix-16 sweeps across parts can: 2^22 doubles in blocks of 2^14 (128 KiB) take
+    // 7 + 4 + 3 stages and two radix-16 sweeps, instead of 7 + 4 + 3 + 3 in 1 MiB blocks and
+    // a radix-8 and a radix-4 sweep over the L3 (docs/benchmarks.md). (One thread: a team's
     // blocks were not measured so. And only for walks: no array of one block here took a
     // sweep fewer in smaller ones, and the search took 1.4 % of a 2^13-float call.)
-    if (kSpillsRadix16 && team_ == 1 && lo_ < n) {
+    if (team_ == 1 && lo_ < n) {
       const int top = lo_;
       int cheapest = walk_cost(top);
       for (int lo = top - 1; lo >= std::max(leaf_, top - Ops::kRadixLog2); --lo)
