@@ -7,10 +7,12 @@
 // codelets does the top k stages across the parts (2^k streams, each read sequentially).
 // The recursion ends at blocks of 2^b words (b from Geometry::block_bytes: L2's size, at most
 // 1 MiB; half that where a single bit would be left above the blocks; smaller where that
-// saves a sweep on a copy whose radix-16 sweeps spill, plan_walk), which are transformed in cache,
-// L1-sized leaves first, then sweeps across the leaves whose rows all fit one L1 set
-// (radix_for_rows). Depth first, every part that fits a cache level is finished there before
-// the next one is touched: only the few top sweeps stream the whole array from memory.
+// saves a sweep, plan_walk), which are transformed in cache, L1-sized leaves first, then
+// sweeps across the leaves whose rows all fit one L1 set (radix_for_rows). Depth first, every
+// part that fits a cache level is finished there before the next one is touched: only the
+// few top sweeps stream the whole array from memory. Over arrays beyond the L3, a block's
+// sweeps in L2 prefetch the next block's first half, which would otherwise keep the next
+// block's first sweep waiting on memory (Geometry::prefetch_from_bytes, next_block_of).
 // (Breadth-first passes with strips gathered into buffers need fewer sweeps on paper but
 // touch a new page with every short row; measured slower: docs/benchmarks.md.) The stages
 // run in the textbook's order, so results are bitwise those of the textbook loop.
