@@ -373,12 +373,15 @@ class Pipeline {
   template <class Src>
   Prefetch next_block_of(const W* x, int m, const Src* src) const {
     if constexpr (kPrefetches) {
-      const std::size_t n = std::size_t{1} << m, at = static_cast<std::size_t>(x - x_);
-      if (prefetch_ && m == lo_ && at + 2 * n <= (std::size_t{1} << n_)) {
-        const auto* from = src != nullptr && !is(src, x) ? reinterpret_cast<const char*>(src + n)
-                                                         : reinterpret_cast<const char*>(x + n);
-        return {from, from + n / 2 * (src != nullptr && !is(src, x) ? sizeof(Src) : sizeof(W))};
+      if (!prefetch_ || m != lo_) return {};  // every leaf's call passes here: the cheap tests first
+      const std::size_t n = std::size_t{1} << m;
+      if (static_cast<std::size_t>(x - x_) + 2 * n > (std::size_t{1} << n_)) return {};  // the last block
+      if (src != nullptr && !is(src, x)) {
+        const auto* from = reinterpret_cast<const char*>(src + n);
+        return {from, from + n / 2 * sizeof(Src)};
       }
+      const auto* from = reinterpret_cast<const char*>(x + n);
+      return {from, from + n / 2 * sizeof(W)};
     }
     return {};
   }
