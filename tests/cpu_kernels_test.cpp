@@ -69,7 +69,8 @@ void textbook_rows(V& x, std::size_t size) {
 /// Geometries from tiny (many passes at n ≈ 10; leaves of one double, two floats) to this
 /// CPU's own; the L1 fields, an L1 of few ways that aliases at short strides, make the
 /// in-cache sweeps take radix 2 and 4; the last of them sweeps across parts at radix 16
-/// nevertheless (part_sweep_rows, as on Intel CPUs).
+/// nevertheless (part_sweep_rows, as on Intel CPUs), and the one after it has leaves that fill
+/// every way of L1 the walk counts, as 32 KiB leaves do on L1s of 48 KiB and 12 ways.
 std::vector<Geometry> geometries() {
   // {leaf, block, gather from, L1 way bytes, L1 ways, min share, L3 budget, L3 threads, part sweep
   // rows, prefetch from}: the one before this CPU's own has every walk's blocks prefetch the next one
@@ -82,6 +83,7 @@ std::vector<Geometry> geometries() {
           Geometry{64, 1024, 8192, 64, 2},
           Geometry{256, 4096, 1 << 30, 256, 4},
           Geometry{64, 256, 1 << 30, 64, 2, 0, 0, 1, 16},
+          Geometry{2048, 16384, 1 << 30, 256, 8},
           Geometry{128, 512, 1 << 30, 4096, 8, 0, 0, 1, 0, 0},
           Geometry::of_this_cpu()};
 }
