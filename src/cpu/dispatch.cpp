@@ -230,13 +230,15 @@ const Geometry& Geometry::of_this_cpu() noexcept {
 #endif
     r.gather_bytes = gather ? std::size_t{512} << 20 : std::numeric_limits<std::size_t>::max();
     // A second thread for arrays smaller than two blocks on AMD CPUs, and on Intel CPUs with
-    // L2s of 2 MiB or more for shares from 128 KiB. On the AMD EPYC Zen 4 VM two threads took
+    // L2s of 2 MiB or more for shares from 256 KiB. On the AMD EPYC Zen 4 VM two threads took
     // 2^16, 2^17 and 2^18 floats in 0.62, 0.75 and 0.58 of one thread's time, the other core
     // pulling its half from the caller's L2; on the Cascade Lake Xeon VM (1 MiB L2),
-    // 1.1–1.7× one thread's time at 2^15 … 2^18; on the Xeon VM with 2 MiB L2, 0.75–0.80× at
-    // 2^16 … 2^18 floats and 2^15 … 2^17 doubles, but 1.7× at 2^15 floats, shares of 64 KiB
-    // (docs/benchmarks.md).
-    r.min_share_bytes = is_amd() ? 0 : l2 >= (2 << 20) ? 128 << 10 : r.block_bytes;
+    // 1.1–1.7× one thread's time at 2^15 … 2^18; on the Xeon VM with 2 MiB L2 and 16 KiB
+    // leaves, 0.75–0.80× at 2^16 … 2^18 floats and 2^15 … 2^17 doubles, but 1.7× at 2^15
+    // floats, shares of 64 KiB. Its 48 KiB L1 has 32 KiB leaves now, with which one thread
+    // takes 256 KiB in one sweep across the leaves in L2: two threads sharing 2^16 floats and
+    // 2^15 doubles then took 1.28× and 1.16× one thread's time (docs/benchmarks.md).
+    r.min_share_bytes = is_amd() ? 0 : l2 >= (2 << 20) ? 256 << 10 : r.block_bytes;
     // Parts that a team's threads transform at once share half of their L3 (the other half
     // holds what the sweeps above them stream). On the first-Zen VM (8 MiB shared by both
     // cores) two threads on parts of 8 MiB each took 2^24 floats and 2^23 doubles 1.05–1.23×
