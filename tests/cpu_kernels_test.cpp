@@ -66,14 +66,18 @@ void textbook_rows(V& x, std::size_t size) {
   }
 }
 
+/// prefetch_from_bytes of a geometry whose blocks never prefetch.
+constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
+
 /// Geometries from tiny (many passes at n ≈ 10; leaves of one double, two floats) to this
 /// CPU's own; the L1 fields, an L1 of few ways that aliases at short strides, make the
-/// in-cache sweeps take radix 2 and 4; the last of them sweeps across parts at radix 16
-/// nevertheless (part_sweep_rows, as on Intel CPUs), and the one after it has leaves that fill
-/// every way of L1 the walk counts, as 32 KiB leaves do on L1s of 48 KiB and 12 ways.
+/// in-cache sweeps take radix 2 and 4; the last of them sweeps across the parts of arrays
+/// beyond its 512-byte L2 at radix 16 nevertheless (part_sweep_rows, as on Intel CPUs), and
+/// the one after it has leaves that fill every way of L1 the walk counts, as 32 KiB leaves do
+/// on L1s of 48 KiB and 12 ways.
 std::vector<Geometry> geometries() {
   // {leaf, block, gather from, L1 way bytes, L1 ways, min share, L3 budget, L3 threads, part sweep
-  // rows, prefetch from}: the one before this CPU's own has every walk's blocks prefetch the next one
+  // rows, prefetch from, L2}: the one before this CPU's own has every walk's blocks prefetch the next one
   return {Geometry{64, 256, 4096},
           Geometry{64, 128, 1024},
           Geometry{32, 64, 1 << 30},
@@ -82,7 +86,7 @@ std::vector<Geometry> geometries() {
           Geometry{1024, 4096, 1 << 30},
           Geometry{64, 1024, 8192, 64, 2},
           Geometry{256, 4096, 1 << 30, 256, 4},
-          Geometry{64, 256, 1 << 30, 64, 2, 0, 0, 1, 16},
+          Geometry{64, 256, 1 << 30, 64, 2, 0, 0, 1, 16, kNever, 512},
           Geometry{2048, 16384, 1 << 30, 256, 8},
           Geometry{128, 512, 1 << 30, 4096, 8, 0, 0, 1, 0, 0},
           Geometry::of_this_cpu()};
@@ -94,14 +98,15 @@ std::vector<Geometry> geometries() {
 /// geometries are tested at. The next two have an L3 budget of 16 and 8 KiB for two threads: the
 /// team works through parts beyond it one by one, sharing out the level below (crowds_l3),
 /// once directly and once with gathered sweeps above. The next one's team shares radix-16
-/// sweeps across its parts (part_sweep_rows) by column chunks; the last one's threads each
+/// sweeps across the parts of arrays beyond its 64 KiB L2 (part_sweep_rows) by column
+/// chunks; the last one's threads each
 /// prefetch the next block as they transform theirs (prefetch_from_bytes).
 std::vector<Geometry> small_share_geometries() {
   return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0},
           Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0},
           Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 16 << 10, 2},
           Geometry{1024, 1 << 12, 1 << 17, 4096, 8, 0, 8 << 10, 2},
-          Geometry{1024, 1 << 12, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16},
+          Geometry{1024, 1 << 12, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 64 << 10},
           Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 0, 0}};
 }
 
@@ -110,7 +115,8 @@ std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) 
          ", " + std::to_string(g.gather_bytes) + ", " + std::to_string(g.l1_way_bytes) + ", " +
          std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + ", " +
          std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + ", " +
-         std::to_string(g.part_sweep_rows) + ", " + std::to_string(g.prefetch_from_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         std::to_string(g.part_sweep_rows) + ", " + std::to_string(g.prefetch_from_bytes) + ", " +
+         std::to_string(g.l2_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.

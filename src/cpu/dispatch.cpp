@@ -220,7 +220,12 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // VM with a 12-way L1, 2^22 … 2^28 floats ran 1.04–1.21× faster so; on the Cascade Lake
     // VM (8 ways) radix 8 had measured slower there too, while on the AMD EPYC Zen 4 VM radix 8
     // took 4–12 % less (docs/benchmarks.md).
+    // Not across the parts of arrays within L2, whose 16 rows collide in one L1 set as they
+    // do but take no pass over the L3: on that VM a radix-16 sweep over 2 MiB there took
+    // twice a radix-8 one (microbenchmark: 90 against 46 µs), and 2^18 doubles and 2^19
+    // floats, whose top sweeps were such, ran 1.11× and 1.16× faster with radix 8 there.
     r.part_sweep_rows = is_intel() ? 16 : 0;
+    r.l2_bytes = l2;
     // Sweeps across arrays of 512 MiB and more through a buffer where gathers_huge_sweeps()
     // says so (isa.hpp has the measurements), direct elsewhere.
 #if defined(__x86_64__) || defined(__i386__)

@@ -42,13 +42,16 @@ struct Geometry {
   /// through one by one, the whole team on each (passes.hpp).
   std::size_t l3_budget_bytes = 0;
   std::size_t l3_threads = 1;
-  /// The most rows a direct sweep across parts (rows a block or more apart) takes; 0: no more
-  /// than L1 has ways, the in-cache sweeps' rule (passes.hpp's radix_for_rows).
+  /// The most rows a direct sweep across parts (rows a block or more apart) of an array
+  /// beyond L2 takes; 0: no more than L1 has ways, the in-cache sweeps' rule (passes.hpp's
+  /// radix_for_rows), which arrays within L2 always follow.
   std::size_t part_sweep_rows = 0;
   /// From this many bytes on, the sweeps of each block of a walk that run in L2 (those after
   /// its L1 leaves) prefetch the first half of the next block into L2 as they go, while the
   /// memory would otherwise be idle (passes.hpp); never by default.
   std::size_t prefetch_from_bytes = std::numeric_limits<std::size_t>::max();
+  /// L2's size: the plans weigh a sweep over an array within it as cheaper than one beyond it.
+  std::size_t l2_bytes = std::size_t{1} << 20;
   /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
   /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;

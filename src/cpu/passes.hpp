@@ -229,6 +229,7 @@ class Pipeline {
         l1_way_bytes_(std::max<std::size_t>(g.l1_way_bytes, 1)),
         l1_ways_(std::max<std::size_t>(g.l1_ways, 2)),
         part_radix_(g.part_sweep_rows >= 2 ? std::min(static_cast<int>(std::bit_width(g.part_sweep_rows)) - 1, Ops::kRadixLog2) : 0),
+        l2_bytes_(g.l2_bytes),
         leaf_(bits_of(g.leaf_bytes)),
         lo_(n),
         block_words_(std::size_t{1} << std::max(bits_of(g.block_bytes), leaf_)) {
@@ -258,13 +259,17 @@ class Pipeline {
     // stage; blocks of half the size leave two bits there for the same pass, and the blocks
     // need no more sweeps than before.
     if (lo_ == n - 1 && lo_ - 1 >= leaf_) --lo_;
-    // A smaller block where the sweeps inside and above it take one sweep fewer. Where radix
-    // 16 spills, its one sweep (right after the first) can fill such a block: 2^18 floats in
-    // blocks of 2^15 take 5 + 4 + 3 + 3 stages and one radix-8 sweep across the blocks,
-    // instead of 5 + 3 + 3 + 3 + 2 and a radix-4 one across blocks of 2^16. With AVX-512
-    // the radix-16 sweeps across parts can: 2^22 doubles in blocks of 2^14 (128 KiB) take
-    // 7 + 4 + 3 stages and two radix-16 sweeps, instead of 7 + 4 + 3 + 3 in 1 MiB blocks and
-    // a radix-8 and a radix-4 sweep over the L3; two threads on 2^18 floats share eight
+    // A smaller block where the sweeps inside and above it cost less, each weighed by where
+    // it runs (walk_cost). Where radix 16 spills, its one sweep (right after the first) can
+    // fill such a block: 2^18 floats in blocks of 2^15 take 5 + 4 + 3 + 3 stages and one
+    // radix-8 sweep across the blocks, instead of 5 + 3 + 3 + 3 + 2 and a radix-4 one across
+    // blocks of 2^16. With AVX-512 the radix-16 sweeps across parts beyond L2 can: 2^22
+    // doubles in blocks of 2^15 (256 KiB) take 7 + 3 + 2 stages in each 32 KiB leaf, a
+    // radix-8 sweep across the leaves, one across 2 MiB parts in L2 and a radix-16 one over
+    // the L3, instead of 7 + 4 + 3 + 3 in 1 MiB blocks and a radix-8 and a radix-4 sweep over
+    // the L3 (and 1.09× faster than blocks of 2^14 and a radix-16 sweep across the 2 MiB
+    // parts, whose rows collide in L1); 2^18 doubles in blocks of 2^15 take a radix-8 sweep
+    // across them in L2, 1.15× faster than a radix-16 one across blocks of 2^14; two threads on 2^18 floats share eight
     // blocks of 2^15 and a radix-8 sweep instead of two blocks of 2^17 and a radix-2 sweep,
     // 1.18× faster. A team's blocks stay larger than a leaf: two threads on 2^16 int32 and
     // 2^15 int64 words in blocks of one leaf took 1.05× and 1.10× longer (docs/benchmarks.md).
@@ -274,21 +279,25 @@ class Pipeline {
       const int top = lo_, least = team_ > 1 ? leaf_ + 1 : leaf_;
       int cheapest = walk_cost(top);
       for (int lo = top - 1; lo >= std::max(least, top - Ops::kRadixLog2); --lo)
-        if (const int cost = walk_cost(lo); cost + kSweepCost / 2 < cheapest) {  // a sweep fewer
+        if (const int cost = walk_cost(lo); cost + kWalkMargin < cheapest) {
           cheapest = cost;
           lo_ = lo;
         }
     }
   }
 
-  /// The sweeps (as sweep_cost counts them) of a walk in blocks of 2^lo words: a block's first
-  /// sweep and those after it, then those across the blocks.
+  /// The sweeps of a walk in blocks of 2^lo words, each weighed by where it runs (sweep_cost):
+  /// a block's first sweep and those after it, then those across the blocks.
   int walk_cost(int lo) const {
     const int leaf = leaf_of(lo, lo);  // at most lo
-    int cost = kSweepCost + sweep_cost(kFirstSweepStages, leaf) + sweep_cost(leaf, lo);
-    for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += kSweepCost;
+    int cost = kSweepCost + leaf_cost(leaf, lo);
+    for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += (sizeof(W) << m) <= l2_bytes_ ? kSweepCost : kFarSweepCost;
     return cost;
   }
+
+  /// A smaller block is taken only where it saves more than this (a plan's sweeps weighed as
+  /// in walk_cost): on a tie, the larger block's fewer levels.
+  static constexpr int kWalkMargin = 4;
 
   /// Whether src is x itself (never, for words of another type).
   template <class Src>
@@ -413,30 +422,40 @@ class Pipeline {
     const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
     if (upto <= base) return base;
     constexpr int kFirst = kFirstSweepStages;
-    int best = base, cheapest = sweep_cost(kFirst, base) + sweep_cost(base, upto);
+    int best = base, cheapest = leaf_cost(base, upto);
     for (int leaf = base - 1; leaf > kFirst && leaf > base - Ops::kColumnsRadixLog2; --leaf)
-      if (const int cost = sweep_cost(kFirst, leaf) + sweep_cost(leaf, upto); cost < cheapest) {
+      if (const int cost = leaf_cost(leaf, upto); cost < cheapest) {
         best = leaf;
         cheapest = cost;
       }
     return best;
   }
 
-  /// The sweeps across rows that stages_from() takes from stage s to stage `upto`, as
-  /// kSweepCost each, plus one for each radix-16 sweep of a 16-register target
-  /// (kSpillsRadix16): those cost more a stage than radix 8, so they are taken only where
-  /// they save a sweep. (On the first-Zen VM, floats at 2^16 … 2^22 that traded a radix-8
-  /// sweep for a radix-16 one and a radix-4 one, in as many sweeps, took 1.02–1.04× longer.)
-  int sweep_cost(int s, int upto) const {
+  /// The sweeps after the first of a block in leaves of 2^leaf words, up to stage `upto`:
+  /// those in each leaf run in L1, those across the leaves in L2.
+  int leaf_cost(int leaf, int upto) const {
+    return sweep_cost(kFirstSweepStages, leaf, kL1SweepCost) + sweep_cost(leaf, upto, kSweepCost);
+  }
+
+  /// The sweeps across rows that stages_from() takes from stage s to stage `upto`, `each`
+  /// apiece, plus one for each radix-16 sweep of a 16-register target (kSpillsRadix16):
+  /// those cost more a stage than radix 8, so they are taken only where they save a sweep.
+  /// (On the first-Zen VM, floats at 2^16 … 2^22 that traded a radix-8 sweep for a radix-16
+  /// one and a radix-4 one, in as many sweeps, took 1.02–1.04× longer.)
+  int sweep_cost(int s, int upto, int each) const {
     int cost = 0;
-    for (; s < upto; cost += kSweepCost) {
+    for (; s < upto; cost += each) {
       const int k = chunk(upto - s, radix_for_rows(std::size_t{1} << s));
       if (kSpillsRadix16 && k > Ops::kRadixLog2) ++cost;
       s += k;
     }
     return cost;
   }
-  static constexpr int kSweepCost = 16;  ///< more than the radix-16 sweeps any plan has
+  /// What the plans count a sweep as, by where its rows are: in an L1 leaf, in L2 (across a
+  /// block's leaves, or across the parts of an array within L2), or beyond L2. Each moves
+  /// every word through its level once; on the Xeon VM of model 207, sweeps of 2^18 doubles
+  /// took 22 µs in L1 (radix 16), 36 µs in L2 (radix 8) and 46–47 µs a 2 MiB over the L3.
+  static constexpr int kL1SweepCost = 10, kSweepCost = 16, kFarSweepCost = 24;
   static constexpr int kFirstSweepStages = Ops::kLanesLog2 + Ops::kRadixLog2;  ///< in-vector and across
 
   /// Whether the sweeps across rows may be radix 16 where the first sweep holds radix 8 in
@@ -735,7 +754,7 @@ class Pipeline {
   /// (radix_for_rows) caps it too: on the AMD EPYC Zen 4 VM, radix 8 instead of 16 took
   /// 2^22 … 2^24 floats and 2^21 … 2^23 doubles 4–12 % faster in two A/B runs
   /// (docs/benchmarks.md). Where the Geometry gives part_sweep_rows, that caps it instead
-  /// (radix 16 on Intel CPUs, Geometry::of_this_cpu).
+  /// over arrays beyond L2 (radix 16 on Intel CPUs, Geometry::of_this_cpu).
   /// On the AMD EPYC VM, direct sweeps over big arrays were slow: their 2^k streams sit a
   /// large power of two apart and collided in caches and DRAM banks (measured 2.5× slower
   /// than one stream), and gathered rows of a few KiB each read like one stream. On the
@@ -752,7 +771,8 @@ class Pipeline {
   /// split() with blocks of 2^lo words.
   Split split_above(int m, int lo) const {
     if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo, kGatherBits), true};
-    return {chunk(m - lo, part_radix_ > 0 ? part_radix_ : radix_for_rows(std::size_t{1} << lo)), false};
+    const bool beyond_l2 = (sizeof(W) << m) > l2_bytes_;
+    return {chunk(m - lo, part_radix_ > 0 && beyond_l2 ? part_radix_ : radix_for_rows(std::size_t{1} << lo)), false};
   }
 
   /// Two chunks of a gathered sweep (it reads one while it writes the other), and a third
@@ -941,6 +961,7 @@ class Pipeline {
   std::size_t gather_bytes_ = 0;
   std::size_t l1_way_bytes_ = 1, l1_ways_ = 2;  ///< from the Geometry (constructor)
   int part_radix_ = 0;  ///< log2 of Geometry::part_sweep_rows, at most the radix; 0: radix_for_rows
+  std::size_t l2_bytes_ = 0;  ///< Geometry::l2_bytes
   int leaf_ = 0, lo_ = 0, team_ = 1;
   bool prefetch_ = false;  ///< whether blocks prefetch the next one (Geometry::prefetch_from_bytes)
   std::size_t block_words_ = 1;
