@@ -453,8 +453,10 @@ class Pipeline {
   }
   /// What the plans count a sweep as, by where its rows are: in an L1 leaf, in L2 (across a
   /// block's leaves, or across the parts of an array within L2), or beyond L2. Each moves
-  /// every word through its level once; on the Xeon VM of model 207, sweeps of 2^18 doubles
-  /// took 22 µs in L1 (radix 16), 36 µs in L2 (radix 8) and 46–47 µs a 2 MiB over the L3.
+  /// every word through its level once; on the Xeon VM of model 207 the sweeps of 2^18
+  /// doubles took 22 µs in L1 (radix 16) and 36 µs in L2 (radix 8), and a radix-8 sweep over
+  /// 2 MiB of an array in the L3 66–77 µs (a one-off program). There the plans of floats and
+  /// doubles at 2^17 … 2^28 came out the same with 32 or 40 for kFarSweepCost.
   static constexpr int kL1SweepCost = 10, kSweepCost = 16, kFarSweepCost = 24;
   static constexpr int kFirstSweepStages = Ops::kLanesLog2 + Ops::kRadixLog2;  ///< in-vector and across
 
