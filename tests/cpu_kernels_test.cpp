@@ -99,8 +99,8 @@ std::vector<Geometry> geometries() {
 /// team works through parts beyond it one by one, sharing out the level below (crowds_l3),
 /// once directly and once with gathered sweeps above. The next one's team shares radix-16
 /// sweeps across the parts of arrays beyond its 64 KiB L2 (part_sweep_rows) by column
-/// chunks; the last one's threads each
-/// prefetch the next block as they transform theirs (prefetch_from_bytes).
+/// chunks; the last one's threads each prefetch the next block as they transform theirs
+/// (prefetch_from_bytes).
 std::vector<Geometry> small_share_geometries() {
   return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0},
           Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0},

@@ -269,9 +269,9 @@ class Pipeline {
     // the L3, instead of 7 + 4 + 3 + 3 in 1 MiB blocks and a radix-8 and a radix-4 sweep over
     // the L3 (and 1.09× faster than blocks of 2^14 and a radix-16 sweep across the 2 MiB
     // parts, whose rows collide in L1); 2^18 doubles in blocks of 2^15 take a radix-8 sweep
-    // across them in L2, 1.15× faster than a radix-16 one across blocks of 2^14; two threads on 2^18 floats share eight
-    // blocks of 2^15 and a radix-8 sweep instead of two blocks of 2^17 and a radix-2 sweep,
-    // 1.18× faster. A team's blocks stay larger than a leaf: two threads on 2^16 int32 and
+    // across them in L2, 1.15× faster than a radix-16 one across blocks of 2^14; two threads
+    // on 2^18 floats share eight blocks of 2^15 and a radix-8 sweep instead of two blocks of
+    // 2^17 and a radix-2 sweep, 1.18× faster. A team's blocks stay larger than a leaf: two threads on 2^16 int32 and
     // 2^15 int64 words in blocks of one leaf took 1.05× and 1.10× longer (docs/benchmarks.md).
     // (Only for walks: no array of one block here took a sweep fewer in smaller ones, and the
     // search took 1.4 % of a 2^13-float call.)
@@ -291,9 +291,12 @@ class Pipeline {
   int walk_cost(int lo) const {
     const int leaf = leaf_of(lo, lo);  // at most lo
     int cost = kSweepCost + leaf_cost(leaf, lo);
-    for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += (sizeof(W) << m) <= l2_bytes_ ? kSweepCost : kFarSweepCost;
+    for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += within_l2(m) ? kSweepCost : kFarSweepCost;
     return cost;
   }
+
+  /// Whether an array of 2^m words fits L2 (Geometry::l2_bytes).
+  bool within_l2(int m) const { return (sizeof(W) << m) <= l2_bytes_; }
 
   /// A smaller block is taken only where it saves more than this (a plan's sweeps weighed as
   /// in walk_cost): on a tie, the larger block's fewer levels.
@@ -773,8 +776,7 @@ class Pipeline {
   /// split() with blocks of 2^lo words.
   Split split_above(int m, int lo) const {
     if ((sizeof(W) << m) >= gather_bytes_) return {std::min(m - lo, kGatherBits), true};
-    const bool beyond_l2 = (sizeof(W) << m) > l2_bytes_;
-    return {chunk(m - lo, part_radix_ > 0 && beyond_l2 ? part_radix_ : radix_for_rows(std::size_t{1} << lo)), false};
+    return {chunk(m - lo, part_radix_ > 0 && !within_l2(m) ? part_radix_ : radix_for_rows(std::size_t{1} << lo)), false};
   }
 
   /// Two chunks of a gathered sweep (it reads one while it writes the other), and a third
