@@ -9,7 +9,9 @@
 #      tool, which tells ThreadSanitizer about OpenMP's synchronisation);
 #   5. `cmake --install`, then a separate project that uses find_package(fastconv) and one
 #      built with pkg-config, against the installed tree;
-#   6. the Python package: `pip install .` into a virtual environment under build/, then pytest.
+#   6. the Python package: `pip install .` into a virtual environment under build/, then pytest;
+#   7. on x86-64, the build for 64-bit Arm (the cpu kernels as NEON code) and its test suites under
+#      user-mode QEMU (scripts/test-aarch64.sh, into build-aarch64/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -23,7 +25,7 @@ export CCACHE_DIR="$PWD/build/ccache"
 # 231 s (sanitizers).
 export OMP_WAIT_POLICY=passive
 
-stage "1/6 Release build and tests"
+stage "1/7 Release build and tests"
 # Without a GPU the CUDA sources are compiled (and their tests skip): for one architecture, which
 # takes nvcc half the time of the default three. With a GPU, the default architectures.
 cuda_args=()
@@ -56,7 +58,7 @@ cpu_info=$(build/tools/fastconv/fastconv info | sed -n '/^  cpu: /{p;n;p}')
 runnable_isas=$(sed -n 's/^ *variants: //p' <<<"$cpu_info" | sed 's/ (default)//; s/, /;/g')
 default_isa=$(sed -n 's/^  cpu: \([a-z0-9_]*\) variant.*/\1/p' <<<"$cpu_info")
 
-stage "2/6 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
+stage "2/7 AddressSanitizer + UndefinedBehaviorSanitizer build (Clang, with the fuzz targets) and tests"
 # (the CUDA sources are compiled by the Release build above; nvcc takes no sanitizer, so skip them here)
 # Line tables are all the sanitizers' reports need, and build much faster than full debug info.
 fuzz_seconds=${FASTCONV_FUZZ_SECONDS:-10}
@@ -80,11 +82,11 @@ export ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_
 # time, 49 s with the cap.
 FASTCONV_DEVICE_TEST_MAX_LOG2N=17 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE fuzz
 
-stage "3/6 Fuzz targets: replay the corpora, then fuzz each for ${fuzz_seconds} s"
+stage "3/7 Fuzz targets: replay the corpora, then fuzz each for ${fuzz_seconds} s"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-stage "4/6 ThreadSanitizer build of the concurrency tests"
+stage "4/7 ThreadSanitizer build of the concurrency tests"
 # Of the cpu kernels' copies, only the default (and portable): the concurrency tests call no
 # other; the rest cost this build about 45 s of CPU.
 CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -95,7 +97,7 @@ OMP_TOOL_LIBRARIES=$(clang -print-resource-dir)/../../libarcher.so \
   TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
   build-tsan/tests/fastconv_concurrency_tests
 
-stage "5/6 Install, then consume with find_package and with pkg-config"
+stage "5/7 Install, then consume with find_package and with pkg-config"
 prefix=$(mktemp -d)
 trap 'cleanup; rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix" >/dev/null
@@ -108,7 +110,7 @@ g++ -o "$prefix/consumer-pc" tests/consumer/main.cpp \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs fastconv) -Wl,-rpath,"$prefix/lib"
 "$prefix/consumer-pc"
 
-stage "6/6 Python package: pip install . into build/venv, then pytest"
+stage "6/7 Python package: pip install . into build/venv, then pytest"
 # The virtual environment made in the background during stage 1. No build isolation, so that
 # build/python is reused.
 if ! wait "$venv_pid"; then
@@ -126,4 +128,12 @@ echo "test: the Python package's compilations found in ccache:$(ccache --show-st
 # Run from outside the source tree so that the installed package is the one imported. pytest
 # exits 5 when it collects no test: that fails this script like any other failure.
 (cd build && venv/bin/python -m pytest -q -rs ../tests/python)
+
+stage "7/7 The 64-bit Arm build (NEON kernels), its tests under QEMU"
+# About 8 minutes on 2 vCPUs: 2 to build, 5.5 for the suites emulated (scripts/test-aarch64.sh).
+if [ "$(uname -m)" = x86_64 ]; then
+  bash scripts/test-aarch64.sh build-aarch64
+else
+  echo "test: skipped: this machine is not x86-64; stage 1 built and tested its own architecture"
+fi
 stage "all tests passed"
