@@ -45,7 +45,11 @@ if [ ! -f "$sysroot/.complete" ]; then
   fi
   rm -rf "$sysroot" "$root/debs"
   mkdir -p "$sysroot" "$root/debs"
-  (cd "$root/debs" && apt-get download -qq "${packages[@]}")
+  # Stale package lists name files the mirror no longer has: fetch the lists again, once.
+  if ! (cd "$root/debs" && apt-get download -qq "${packages[@]}"); then
+    $sudo apt-get update -qq
+    (cd "$root/debs" && apt-get download -qq "${packages[@]}")
+  fi
   for deb in "$root"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
   # Links the packages make absolute (libz.so → /lib/...) point into the sysroot instead.
   while IFS= read -r link; do
