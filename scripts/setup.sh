@@ -10,17 +10,7 @@ packages=(cmake ninja-build g++ pkg-config libhwy-dev libcli11-dev libgtest-dev 
           ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
           clang libclang-rt-14-dev libomp-dev  # the tests' sanitizer, libFuzzer and ThreadSanitizer builds
           ccache)  # scripts/test.sh: the Python package's build reuses the Release build's kernels
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
-  echo "setup: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/apt-install.sh "${packages[@]}"
 
 build_dir=${1:-build}
 shift || true

@@ -12,16 +12,7 @@ root=$(realpath -m "${1:-build-aarch64}")
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
 
-tools=(g++-aarch64-linux-gnu qemu-user)
-missing=()
-for p in "${tools[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "test-aarch64: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/apt-install.sh g++-aarch64-linux-gnu qemu-user
 
 # The sysroot: what the build links against and what QEMU's loader finds at run time, each
 # library's own package and the packages its libraries need (libpng for M4RI, libgfortran for

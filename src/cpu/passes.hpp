@@ -271,8 +271,9 @@ class Pipeline {
     // parts, whose rows collide in L1); 2^18 doubles in blocks of 2^15 take a radix-8 sweep
     // across them in L2, 1.15× faster than a radix-16 one across blocks of 2^14; two threads
     // on 2^18 floats share eight blocks of 2^15 and a radix-8 sweep instead of two blocks of
-    // 2^17 and a radix-2 sweep, 1.18× faster. A team's blocks stay larger than a leaf: two threads on 2^16 int32 and
-    // 2^15 int64 words in blocks of one leaf took 1.05× and 1.10× longer (docs/benchmarks.md).
+    // 2^17 and a radix-2 sweep, 1.18× faster. A team's blocks stay larger than a leaf: two
+    // threads on 2^16 int32 and 2^15 int64 words in blocks of one leaf took 1.05× and 1.10×
+    // longer (docs/benchmarks.md).
     // (Only for walks: no array of one block here took a sweep fewer in smaller ones, and the
     // search took 1.4 % of a 2^13-float call.)
     if (lo_ < n) {
