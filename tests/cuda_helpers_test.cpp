@@ -223,13 +223,7 @@ void emulate_pass(const std::vector<In>& data, std::vector<Out>& into, const fc:
                   int tpg, bool middle, double store_scale, fc::cuda::Combine<W, V> combine) {
   using fc::cuda::Vec;
   const fc::gpu::Pass& p = plan.passes[i];
-  fc::cuda::PassShape shape;
-  shape.logv = plan.logv;
-  shape.p0 = p.p0;
-  shape.t = p.t;
-  shape.r = p.r;
-  shape.gc = p.gc;
-  shape.lanes = p.lanes;
+  const auto shape = fc::cuda::PassShape::of(plan, i);
   const std::uint64_t tiles = data.size() >> (p.t + p.gc + plan.logv);
   fc::cuda::RoundPlan rounds{shape.rounds(), middle};
   const auto* source = reinterpret_cast<const Vec<In, V>*>(data.data());

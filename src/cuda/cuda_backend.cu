@@ -247,13 +247,7 @@ class Engine {
   void pass(const In* source, Out* target, const gpu::PassPlan& plan, std::size_t i, std::size_t rows,
             RoundPlan rounds, double store_scale, const Combine<W, V>& combine, LaunchCount& count) {
     const gpu::Pass& p = plan.passes[i];
-    PassShape shape;
-    shape.logv = plan.logv;
-    shape.p0 = p.p0;
-    shape.t = p.t;
-    shape.r = p.r;
-    shape.gc = p.gc;
-    shape.lanes = p.lanes;
+    const PassShape shape = PassShape::of(plan, i);
     rounds.rounds = shape.rounds();
     const std::size_t words = rows << plan.log2n;
     const std::uint64_t tiles = words >> (p.t + p.gc + plan.logv);

@@ -203,6 +203,20 @@ struct PassShape {
     const std::uint64_t band = tile >> cb_log, column_block = tile & ((std::uint64_t{1} << cb_log) - 1);
     return (band << (p0 + t)) + (column_block << (gc + logv));
   }
+  /// The shape of pass i of a gpu::PassPlan (host code: the backend's launches and their CPU
+  /// emulation in tests/cuda_helpers_test.cpp).
+  template <class Plan>
+  static PassShape of(const Plan& plan, std::size_t i) {
+    const auto& p = plan.passes[i];
+    PassShape s;
+    s.logv = plan.logv;
+    s.p0 = p.p0;
+    s.t = p.t;
+    s.r = p.r;
+    s.gc = p.gc;
+    s.lanes = p.lanes;
+    return s;
+  }
 };
 
 /// V words loaded and stored as one 16-byte access.
