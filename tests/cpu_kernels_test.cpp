@@ -485,6 +485,26 @@ TEST(CpuKernels, BlocksThatARadix16SweepFillsMatchTextbook) {
   }
 }
 
+/// Radix-16 sweeps across parts a multiple of L1's way apart, more rows than L1 has ways:
+/// on one thread the outermost sweep reads the parts rotated by their index
+/// (Pipeline::skewed_sweep), each rotated by its last sweep (rotated_sweep), or by
+/// std::rotate where that sweep's rows are too short for the rotation (leaves of 256 bytes).
+/// Two threads take the plain sweep, over the same sizes.
+TEST(CpuKernels, RotatedPartsUnderASkewedOutermostSweepMatchTextbook) {
+  const std::vector<Geometry> gs{Geometry{1024, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
+                                 Geometry{256, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
+                                 Geometry{2048, 16384, std::size_t{1} << 40, 4096, 12, 0, 0, 1, 16, kNever, 16384}};
+  const std::vector<int> teams{1, 2};
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa, gs, 12, 17, teams);
+    check_wht<double>(*isa, gs, 11, 16, teams);
+    check_wht<std::uint32_t>(*isa, gs, 12, 16, teams);
+    check_wht<std::uint64_t>(*isa, gs, 11, 15, teams);
+    check_dyadic<float>(*isa, gs, 12, 15);
+    check_convolve<double>(*isa, gs, 11, 14);
+  }
+}
+
 /// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
 /// vector's alignment), against position_of.
 template <class W>

@@ -119,6 +119,13 @@ struct Prefetch {
   }
 };
 
+/// How a sweep's codelet walks its columns (SimdOps::columns_r): in place; reading row r of
+/// its rows r vectors further on than it writes it (rows that were rotated by r vectors:
+/// Pipeline::skewed_sweep); or writing each column `shift` words further on than it read
+/// it, the last column first, so that every word is read before it is overwritten (a part
+/// rotated as its last sweep stores it: Pipeline::rotated_sweep).
+enum class Walk { in_place, skewed_reads, shifted_writes };
+
 /// Element-wise step of a fused dyadic convolution: y ← f · (y ⊙ S), f·y², or f · (y ⊘ S).
 template <class W>
 inline W combine_one(W y, W s, DyadicOp op, W factor) {
@@ -742,37 +749,52 @@ struct SimdOps {
   /// Stages s … s+k−1 on columns [j0, j1) of 2^k rows h words apart (x = the first row).
   /// kScaled: every word times `factor` before it is stored (a normalised transform's last
   /// sweep; the same rounding as scaling afterwards, without the pass that costs).
-  /// kPrefetch: `ahead` steps once per column of vectors (Prefetch).
-  template <int kR, bool kScaled = false, bool kPrefetch = false>
+  /// kPrefetch: `ahead` steps once per column of vectors (Prefetch). kWalk: where each
+  /// column's rows are read and written (Walk; `shift` for Walk::shifted_writes).
+  template <int kR, bool kScaled = false, bool kPrefetch = false, Walk kWalk = Walk::in_place>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1),
-                        Prefetch* ahead = nullptr) {
-    if constexpr (kR == 16 && kRadixLog2 < 4) return sixteen_columns<kScaled, kPrefetch>(x, h, j0, j1, factor, ahead);
-    const D d;
+                        Prefetch* ahead = nullptr, std::size_t shift = 0) {
+    if constexpr (kR == 16 && kRadixLog2 < 4 && kWalk == Walk::in_place)
+      return sixteen_columns<kScaled, kPrefetch>(x, h, j0, j1, factor, ahead);
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
     // addressing modes take for free. (Written as x + j + r·h, GCC kept one induction
     // variable per row and spilled half of 16 of them, and the FMA butterflies did not pay:
     // on AMD Zen 4 a radix-16 sweep in L1 took 4.1 cycles per vector before, 3.3 after both.)
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
-    for (T* p = x + j0; p < x + j1; p += kLanes) {
-      if constexpr (kPrefetch) ahead->step();
-      T* const q = kR > 8 ? p + 8 * h : p;  // rows 8 … 15 only exist at radix 16
-      V v[kR];
+    if constexpr (kWalk == Walk::shifted_writes) {
+      for (T* p = x + j1; p > x + j0;) column_r<kR, kScaled, kPrefetch, kWalk>(p -= kLanes, h, odd_h, factor, ahead, shift);
+    } else {
+      for (T* p = x + j0; p < x + j1; p += kLanes) column_r<kR, kScaled, kPrefetch, kWalk>(p, h, odd_h, factor, ahead, 0);
+    }
+  }
+
+  /// One column of vectors of columns_r, its row 0 at p.
+  template <int kR, bool kScaled, bool kPrefetch, Walk kWalk>
+  static HWY_INLINE void column_r(T* p, std::size_t h, const std::size_t* odd_h, T factor, Prefetch* ahead,
+                                  std::size_t written) {
+    const D d;
+    // Row r is read r vectors further on (a compile-time offset), or written `written` words on.
+    constexpr bool kSkewed = kWalk == Walk::skewed_reads;
+    if constexpr (kPrefetch) ahead->step();
+    T* const q = kR > 8 ? p + 8 * h : p;  // rows 8 … 15 only exist at radix 16
+    V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r));
-      column_stages<kR>(v);
-      if constexpr (kScaled) {
-        const V f = hn::Set(d, factor);
+    for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r) + (kSkewed ? r * kLanes : 0));
+    column_stages<kR>(v);
+    if constexpr (kScaled) {
+      const V f = hn::Set(d, factor);
 #pragma GCC unroll 16
-        for (int r = 0; r < kR; ++r) v[r] = hn::Mul(v[r], f);
-      }
-      // Floating point: last row first, 1.00–1.02× over rows in order at 2^12 … 2^22 (floats
-      // and doubles); uint32 lost 0.6–1.4 % at some sizes that way, so integers keep the order.
+      for (int r = 0; r < kR; ++r) v[r] = hn::Mul(v[r], f);
+    }
+    // Floating point in place: last row first, 1.00–1.02× over rows in order at 2^12 … 2^22
+    // (floats and doubles); uint32 lost 0.6–1.4 % at some sizes that way, so integers keep
+    // the order. Skewed reads store in order: row r's line came in r columns ago, and a
+    // radix-16 sweep over 4 MiB of doubles took 155 µs so, 233 µs last row first.
 #pragma GCC unroll 16
-      for (int i = 0; i < kR; ++i) {
-        const int r = kFloat ? kR - 1 - i : i;
-        hn::StoreU(v[r], d, row_of(p, q, odd_h, r));
-      }
+    for (int i = 0; i < kR; ++i) {
+      const int r = kFloat && !kSkewed ? kR - 1 - i : i;
+      hn::StoreU(v[r], d, row_of(p, q, odd_h, r) + (kWalk == Walk::shifted_writes ? written : 0));
     }
   }
 
@@ -956,6 +978,24 @@ struct SimdOps {
     if (!kFloat || h < kLanes || (j1 - j0) % kLanes != 0)
       return ScalarOps<T>::columns_scaled(x, h, k, j0, j1, factor);
     at_radix(k, [&](auto r) { columns_r<decltype(r)::value, kFloat>(x, h, j0, j1, factor); });
+  }
+
+  /// columns_scaled() (factor 1: columns()) on rows that sit rotated: row r's column j is read
+  /// at x + r·(h + L) + j, and written at x + r·h + j (Walk::skewed_reads). Columns [j0, j1)
+  /// in order, multiples of L; every word read lies at or after the words written so far.
+  static void columns_skewed(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, T factor) {
+    at_radix(k, [&](auto r) {
+      constexpr int kR = decltype(r)::value;
+      if (kFloat && factor != T(1)) columns_r<kR, kFloat, false, Walk::skewed_reads>(x, h, j0, j1, factor);
+      else columns_r<kR, false, false, Walk::skewed_reads>(x, h, j0, j1);
+    });
+  }
+
+  /// columns(), each column j of the rows written `shift` words further on, at x + r·h + j +
+  /// shift (Walk::shifted_writes): columns [j0, j1), multiples of L, last first, so that a
+  /// shift within the rows overwrites only words already read.
+  static void columns_shifted(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, std::size_t shift) {
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, false, false, Walk::shifted_writes>(x, h, j0, j1, T(1), nullptr, shift); });
   }
 
   /// Dst: T, or a 16-bit float each result is rounded to (kHalves; never streamed).
