@@ -465,44 +465,42 @@ TEST(CpuKernels, TeamsOfSharesSmallerThanABlockMatchTextbook) {
   }
 }
 
+/// Every word through check_wht (one and two threads), check_dyadic and check_convolve on
+/// every instruction set and geometry of gs: 4-byte words at 2^lo … 2^hi, 8-byte words at
+/// one size less (the same bytes).
+void check_every_word_on(const std::vector<Geometry>& gs, int lo, int hi) {
+  const std::vector<int> teams{1, 2};
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa, gs, lo, hi, teams);
+    check_wht<double>(*isa, gs, lo - 1, hi - 1, teams);
+    check_wht<std::uint32_t>(*isa, gs, lo, hi, teams);
+    check_wht<std::uint64_t>(*isa, gs, lo - 1, hi - 1, teams);
+    check_dyadic<float>(*isa, gs, lo, hi);
+    check_dyadic<double>(*isa, gs, lo - 1, hi - 1);
+    check_convolve<float>(*isa, gs, lo, hi);
+    check_convolve<double>(*isa, gs, lo - 1, hi - 1);
+  }
+}
+
 /// Leaves of 2 KiB and blocks of 32 KiB, with the sweeps above the blocks direct and gathered:
 /// the avx2_128 copy, whose radix-16 sweep right after the first fills a leaf of 2^9 floats
 /// (2^8 doubles), then takes blocks smaller than the Geometry's where that saves a sweep
 /// (Pipeline::plan_walk): 2^15 floats in blocks of 2^12, 2^14 doubles in blocks of 2^11.
 /// The other copies walk the same sizes by their own plans.
 TEST(CpuKernels, BlocksThatARadix16SweepFillsMatchTextbook) {
-  const std::vector<Geometry> gs{Geometry{2048, 32768, std::size_t{1} << 40}, Geometry{2048, 32768, 1 << 16}};
-  const std::vector<int> teams{1, 2};
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht<float>(*isa, gs, 13, 16, teams);
-    check_wht<double>(*isa, gs, 12, 15, teams);
-    check_wht<std::uint32_t>(*isa, gs, 13, 16, teams);
-    check_wht<std::uint64_t>(*isa, gs, 12, 15, teams);
-    check_dyadic<float>(*isa, gs, 13, 16);
-    check_dyadic<double>(*isa, gs, 12, 15);
-    check_convolve<float>(*isa, gs, 13, 16);
-    check_convolve<double>(*isa, gs, 12, 15);
-  }
+  check_every_word_on({Geometry{2048, 32768, std::size_t{1} << 40}, Geometry{2048, 32768, 1 << 16}}, 13, 16);
 }
 
-/// Radix-16 sweeps across parts a multiple of L1's way apart, more rows than L1 has ways:
-/// on one thread the outermost sweep reads the parts rotated by their index
-/// (Pipeline::skewed_sweep), each rotated by its last sweep (rotated_sweep), or by
-/// std::rotate where that sweep's rows are too short for the rotation (leaves of 256 bytes).
-/// Two threads take the plain sweep, over the same sizes.
+/// Radix-16 sweeps across parts a multiple of L1's way apart, more rows than L1 has ways: the
+/// outermost sweep of a plain transform reads the parts rotated by their index
+/// (Pipeline::skewed_sweep, one thread or two sharing its columns), each rotated by its last
+/// sweep (rotated_sweep), or by std::rotate where that sweep's rows are too short for the
+/// rotation (leaves of 256 bytes); the fused ones and the checked integer walk sweep as before.
 TEST(CpuKernels, RotatedPartsUnderASkewedOutermostSweepMatchTextbook) {
-  const std::vector<Geometry> gs{Geometry{1024, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
-                                 Geometry{256, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
-                                 Geometry{2048, 16384, std::size_t{1} << 40, 4096, 12, 0, 0, 1, 16, kNever, 16384}};
-  const std::vector<int> teams{1, 2};
-  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
-    check_wht<float>(*isa, gs, 12, 17, teams);
-    check_wht<double>(*isa, gs, 11, 16, teams);
-    check_wht<std::uint32_t>(*isa, gs, 12, 16, teams);
-    check_wht<std::uint64_t>(*isa, gs, 11, 15, teams);
-    check_dyadic<float>(*isa, gs, 12, 15);
-    check_convolve<double>(*isa, gs, 11, 14);
-  }
+  check_every_word_on({Geometry{1024, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
+                       Geometry{256, 4096, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 4096},
+                       Geometry{2048, 16384, std::size_t{1} << 40, 4096, 12, 0, 0, 1, 16, kNever, 16384}},
+                      12, 16);
 }
 
 /// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
