@@ -120,11 +120,13 @@ struct Prefetch {
 };
 
 /// How a sweep's codelet walks its columns (SimdOps::columns_r): in place; reading row r of
-/// its rows r vectors further on than it writes it (rows that were rotated by r vectors:
-/// Pipeline::skewed_sweep); or writing each column `shift` words further on than it read
-/// it, the last column first, so that every word is read before it is overwritten (a part
-/// rotated as its last sweep stores it: Pipeline::rotated_sweep).
-enum class Walk { in_place, skewed_reads, shifted_writes };
+/// its rows r vectors (and `offset` words) further on than it writes it (rows that were
+/// rotated by their index: Pipeline::skewed_sweep); reading and writing row r r vectors on
+/// (rows rotated so, swept in place: Pipeline::skewed_in_place); or writing each column
+/// `offset` words further on than it read it, the last column first, so that every word is
+/// read before it is overwritten (a part rotated as its last sweep stores it:
+/// Pipeline::rotated_sweep).
+enum class Walk { in_place, skewed_reads, skewed, shifted_writes };
 
 /// Element-wise step of a fused dyadic convolution: y ← f · (y ⊙ S), f·y², or f · (y ⊘ S).
 template <class W>
@@ -750,10 +752,11 @@ struct SimdOps {
   /// kScaled: every word times `factor` before it is stored (a normalised transform's last
   /// sweep; the same rounding as scaling afterwards, without the pass that costs).
   /// kPrefetch: `ahead` steps once per column of vectors (Prefetch). kWalk: where each
-  /// column's rows are read and written (Walk; `shift` for Walk::shifted_writes).
+  /// column's rows are read and written (Walk; `offset` for Walk::skewed_reads and
+  /// Walk::shifted_writes).
   template <int kR, bool kScaled = false, bool kPrefetch = false, Walk kWalk = Walk::in_place>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1),
-                        Prefetch* ahead = nullptr, std::size_t shift = 0) {
+                        Prefetch* ahead = nullptr, std::size_t offset = 0) {
     if constexpr (kR == 16 && kRadixLog2 < 4 && kWalk == Walk::in_place)
       return sixteen_columns<kScaled, kPrefetch>(x, h, j0, j1, factor, ahead);
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
@@ -763,24 +766,26 @@ struct SimdOps {
     // on AMD Zen 4 a radix-16 sweep in L1 took 4.1 cycles per vector before, 3.3 after both.)
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
     if constexpr (kWalk == Walk::shifted_writes) {
-      for (T* p = x + j1; p > x + j0;) column_r<kR, kScaled, kPrefetch, kWalk>(p -= kLanes, h, odd_h, factor, ahead, shift);
+      for (T* p = x + j1; p > x + j0;) column_r<kR, kScaled, kPrefetch, kWalk>(p -= kLanes, h, odd_h, factor, ahead, offset);
     } else {
-      for (T* p = x + j0; p < x + j1; p += kLanes) column_r<kR, kScaled, kPrefetch, kWalk>(p, h, odd_h, factor, ahead, 0);
+      for (T* p = x + j0; p < x + j1; p += kLanes) column_r<kR, kScaled, kPrefetch, kWalk>(p, h, odd_h, factor, ahead, offset);
     }
   }
 
   /// One column of vectors of columns_r, its row 0 at p.
   template <int kR, bool kScaled, bool kPrefetch, Walk kWalk>
   static HWY_INLINE void column_r(T* p, std::size_t h, const std::size_t* odd_h, T factor, Prefetch* ahead,
-                                  std::size_t written) {
+                                  std::size_t offset) {
     const D d;
-    // Row r is read r vectors further on (a compile-time offset), or written `written` words on.
-    constexpr bool kSkewed = kWalk == Walk::skewed_reads;
+    // Row r is read r vectors (a compile-time offset) and `offset` words further on, or read
+    // and written r vectors on, or written `offset` words on.
+    constexpr bool kSkewed = kWalk == Walk::skewed_reads || kWalk == Walk::skewed;
     if constexpr (kPrefetch) ahead->step();
     T* const q = kR > 8 ? p + 8 * h : p;  // rows 8 … 15 only exist at radix 16
+    const std::size_t read_at = kWalk == Walk::skewed_reads ? offset : 0;
     V v[kR];
 #pragma GCC unroll 16
-    for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r) + (kSkewed ? r * kLanes : 0));
+    for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r) + read_at + (kSkewed ? r * kLanes : 0));
     column_stages<kR>(v);
     if constexpr (kScaled) {
       const V f = hn::Set(d, factor);
@@ -794,7 +799,8 @@ struct SimdOps {
 #pragma GCC unroll 16
     for (int i = 0; i < kR; ++i) {
       const int r = kFloat && !kSkewed ? kR - 1 - i : i;
-      hn::StoreU(v[r], d, row_of(p, q, odd_h, r) + (kWalk == Walk::shifted_writes ? written : 0));
+      hn::StoreU(v[r], d, row_of(p, q, odd_h, r) + (kWalk == Walk::shifted_writes ? offset : 0) +
+                              (kWalk == Walk::skewed ? r * kLanes : 0));
     }
   }
 
@@ -981,14 +987,21 @@ struct SimdOps {
   }
 
   /// columns_scaled() (factor 1: columns()) on rows that sit rotated: row r's column j is read
-  /// at x + r·(h + L) + j, and written at x + r·h + j (Walk::skewed_reads). Columns [j0, j1)
-  /// in order, multiples of L; every word read lies at or after the words written so far.
-  static void columns_skewed(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, T factor) {
+  /// at x + r·(h + L) + j + offset, and written at x + r·h + j (Walk::skewed_reads). Columns
+  /// [j0, j1) in order, multiples of L; every word read lies at or after the words written so far.
+  static void columns_skewed(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, T factor,
+                             std::size_t offset = 0) {
     at_radix(k, [&](auto r) {
       constexpr int kR = decltype(r)::value;
-      if (kFloat && factor != T(1)) columns_r<kR, kFloat, false, Walk::skewed_reads>(x, h, j0, j1, factor);
-      else columns_r<kR, false, false, Walk::skewed_reads>(x, h, j0, j1);
+      if (kFloat && factor != T(1)) columns_r<kR, kFloat, false, Walk::skewed_reads>(x, h, j0, j1, factor, nullptr, offset);
+      else columns_r<kR, false, false, Walk::skewed_reads>(x, h, j0, j1, T(1), nullptr, offset);
     });
+  }
+
+  /// columns() on rows that sit rotated, in place: row r's column j is read and written at
+  /// x + r·(h + L) + j (Walk::skewed). Columns [j0, j1), multiples of L.
+  static void columns_skewed_in_place(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, false, false, Walk::skewed>(x, h, j0, j1); });
   }
 
   /// columns(), each column j of the rows written `shift` words further on, at x + r·h + j +

@@ -23,6 +23,10 @@
 // further on, wrapping around within the part: rotated_sweep), and the outermost sweep reads
 // row r that far on and writes it in place (skewed_sweep): a column's rows then fall in as
 // many sets as there are rows. The layout is the caller's again when the transform returns.
+// Where those parts are blocks of 16 leaves, the same goes one level down (skewed_leaf): each
+// leaf's last sweep stores it rotated by its part's index plus its own, the radix-16 sweep
+// across a block's leaves reads and writes each row where it lies (skewed_in_place), and the
+// outermost sweep reads the parts leaf by leaf.
 //
 // A dyadic convolution out = f·W(S ⊙ W·x) fuses into the same walk: the parts are
 // transformed (reading x, writing out), the top sweep transforms each column vector of its
@@ -99,7 +103,8 @@ concept PrefetchingOps = requires(typename Ops::Word* x, Prefetch& p) { Ops::col
 /// (SimdOps::columns_skewed, columns_shifted; Walk).
 template <class Ops>
 concept SkewingOps = requires(typename Ops::Word* x) {
-  Ops::columns_skewed(x, 1, 1, 0, 1, typename Ops::Word(1));
+  Ops::columns_skewed(x, 1, 1, 0, 1, typename Ops::Word(1), 0);
+  Ops::columns_skewed_in_place(x, 1, 1, 0, 1);
   Ops::columns_shifted(x, 1, 1, 0, 1, 1);
 };
 
@@ -194,7 +199,7 @@ class Pipeline {
       // them; a gathered one, or a team's, works in place, and the team rounds the scratch
       // into out after it.
       const bool into_out = !p.split(log2n).gather && p.team_ == 1;
-      p.skip_outermost_sweep_ = into_out;
+      if (into_out) p.leave_outermost_sweep();
       p.allocate_buffers();
 #pragma omp parallel num_threads(p.team_) if (p.team_ > 1)
       {
@@ -306,14 +311,15 @@ class Pipeline {
           cheapest = cost;
           lo_ = lo;
         }
+      skew_leaf_ = skewed_leaf(lo_);
     }
   }
 
   /// The sweeps of a walk in blocks of 2^lo words, each weighed by where it runs (sweep_cost):
   /// a block's first sweep and those after it, then those across the blocks.
   int walk_cost(int lo) const {
-    const int leaf = leaf_of(lo, lo);  // at most lo
-    int cost = kSweepCost + leaf_cost(leaf, lo);
+    const int skewed = skewed_leaf(lo);
+    int cost = kSweepCost + (skewed > 0 ? skewed_leaf_cost(skewed) : leaf_cost(leaf_of(lo, lo), lo));
     for (int m = n_; m > lo; m -= split_above(m, lo).k) cost += within_l2(m) ? kSweepCost : kFarSweepCost;
     return cost;
   }
@@ -472,6 +478,54 @@ class Pipeline {
     return sweep_cost(kFirstSweepStages, leaf, kL1SweepCost) + sweep_cost(leaf, upto, kSweepCost);
   }
 
+  /// leaf_cost() of a block whose stages above its leaves of 2^leaf words are one skewed
+  /// sweep (skewed_leaf).
+  int skewed_leaf_cost(int leaf) const { return sweep_cost(kFirstSweepStages, leaf, kL1SweepCost) + kSweepCost; }
+
+  /// The leaves (log2 of their words) of blocks of 2^lo words that are the parts of a skewed
+  /// outermost sweep (skews) and whose stages above their leaves take one sweep of more rows
+  /// than L1 has ways, where that plan costs less than leaf_of's; 0 where none. Each leaf's
+  /// last sweep then stores it rotated by (part + leaf index) vectors, the sweep across the
+  /// leaves reads and writes each row in place where it lies (skewed_in_place: a column's
+  /// rows fall in as many L1 sets as there are rows), and the outermost sweep reads each
+  /// part leaf by leaf (skewed_sweep). On AVX-512 that turns a block's two sweeps across 16
+  /// leaves (radix 4 and 4, or 8 and 8 across 64 smaller leaves) into one of radix 16.
+  int skewed_leaf(int lo) const {
+    if constexpr (!kSkews) {
+      return 0;
+    } else {
+      if (middle_.active || lo >= n_) return 0;
+      const Split sp = split_above(n_, lo);
+      if (n_ - sp.k != lo || !skews(sp, std::size_t{1} << lo)) return 0;
+      const int leaf = lo - Ops::kRadixLog2;  // one sweep of the most rows the codelets hold
+      const std::size_t span = skew_span(lo - leaf, sp.k);
+      // The leaves' last sweeps rotate them directly only where a row of theirs is longer than
+      // the rotation (rotated_sweep).
+      if ((std::size_t{1} << (lo - leaf)) <= l1_ways_ || leaf > leaf_ || leaf <= kFirstSweepStages ||
+          (sizeof(W) << leaf) % l1_way_bytes_ != 0 || (std::size_t{1} << leaf) < 4 * span ||
+          last_sweep_rows(leaf) < span + kVectorWords)
+        return 0;
+      return skewed_leaf_cost(leaf) < leaf_cost(leaf_of(lo, lo), lo) ? leaf : 0;
+    }
+  }
+
+  /// The words of each row of the last sweep of a leaf of 2^leaf words (stages_from); 0
+  /// where the first sweep is its last.
+  std::size_t last_sweep_rows(int leaf) const {
+    for (int s = kFirstSweepStages; s < leaf;) {
+      const int k = chunk(leaf - s, radix_for_rows(std::size_t{1} << s));
+      if (s + k == leaf) return std::size_t{1} << s;
+      s += k;
+    }
+    return 0;
+  }
+
+  /// The most words by which a skewed sweep's row is rotated: units rotated by their index
+  /// among 2^unit_bits and their part's among 2^k, vectors each (skewed_leaf).
+  static std::size_t skew_span(int unit_bits, int k) {
+    return ((std::size_t{1} << unit_bits) - 1 + (std::size_t{1} << k) - 1) * kVectorWords;
+  }
+
   /// The sweeps across rows that stages_from() takes from stage s to stage `upto`, `each`
   /// apiece, plus one for each radix-16 sweep of a 16-register target (kSpillsRadix16):
   /// those cost more a stage than radix 8, so they are taken only where they save a sweep.
@@ -564,9 +618,17 @@ class Pipeline {
       int k = 0;
       return stages(x_, n_, 0, W(1), in_ != x_ ? in_ : nullptr, &k) < n_;
     }
-    skip_outermost_sweep_ = true;
+    leave_outermost_sweep();
     run();
     return true;
+  }
+
+  /// The outermost sweep left to the caller from here on (run_but_outermost_sweep, wht16):
+  /// the walk is planned again where it had counted on that sweep to skew (skewed_leaf), as
+  /// a walk with a middle plans it — convolve()'s two walks must split the array alike.
+  void leave_outermost_sweep() {
+    skip_outermost_sweep_ = true;
+    if (skew_leaf_ != 0) plan_walk(team_, *geometry_);
   }
 
   /// The transform (with the middle, if any) of in_ into x_.
@@ -854,8 +916,7 @@ class Pipeline {
     };
     if (outermost && skew_scratch_ != nullptr) {  // the parts rotated, then read so (skews)
 #pragma omp for schedule(static)
-      for (std::ptrdiff_t i = 0; i < parts; ++i)
-        forward(src + i * part, x + i * part, sub, static_cast<std::size_t>(i) * kVectorWords);
+      for (std::ptrdiff_t i = 0; i < parts; ++i) rotated_part(src + i * part, x + i * part, sub, static_cast<std::size_t>(i));
       skewed_sweep(x, part, sp.k, scale_);
       return;
     }
@@ -933,6 +994,41 @@ class Pipeline {
   }
 
   static constexpr bool kSkews = SkewingOps<Ops>;
+
+  /// Part `index` of a skewed outermost sweep (2^m words from src into x), rotated as that
+  /// sweep reads it: whole, by `index` vectors (forward's `rotate`); or, in blocks with
+  /// skewed leaves (skew_leaf_), leaf i by index + i vectors, each by its own last sweep,
+  /// and then the sweep across the leaves in place where they lie (skewed_in_place).
+  template <class Src>
+  void rotated_part(const Src* src, W* x, int m, std::size_t index) const {
+    if (skew_leaf_ == 0 || m != lo_) return forward(src, x, m, index * kVectorWords);
+    const std::size_t leaf = std::size_t{1} << skew_leaf_, words = std::size_t{1} << m;
+    for (std::size_t b = 0, i = index; b < words; b += leaf, ++i)
+      stages_from(x + b, skew_leaf_, 0, W(1), is(src, x) ? nullptr : src + b, nullptr, -1, i * kVectorWords);
+    skewed_in_place(x, leaf, m - skew_leaf_, index * kVectorWords);
+  }
+
+  /// All 2^k stages across 2^k rows h words apart, row r rotated within itself by base + r
+  /// vectors, in place where the words lie: the columns that no row's rotation wraps around
+  /// directly (Walk::skewed), the others through this thread's scratch.
+  void skewed_in_place(W* x, std::size_t h, int k, std::size_t base) const {
+    if constexpr (kSkews) {
+      const std::size_t rows = std::size_t{1} << k, span = base + (rows - 1) * kVectorWords;
+      Ops::columns_skewed_in_place(x + base, h, k, 0, h - span);
+      W* const tails = skew_scratch_of(omp_get_thread_num());
+      // Row r's columns h − span … h − 1 lie at h − span + shift … h − 1, then 0 … shift − 1.
+      const auto each_tail = [&](auto&& move) {
+        for (std::size_t r = 0; r < rows; ++r) {
+          const std::size_t shift = base + r * kVectorWords, own = span - shift;
+          move(tails + r * span, x + r * h + h - own, own);
+          move(tails + r * span + own, x + r * h, shift);
+        }
+      };
+      each_tail([](W* t, W* at, std::size_t count) { Ops::copy(t, at, count); });
+      Ops::columns(tails, span, k, 0, span);
+      each_tail([](W* t, W* at, std::size_t count) { Ops::copy(at, t, count); });
+    }
+  }
   /// The words of a vector, by which rotated parts are rotated (1 where nothing skews).
   static constexpr std::size_t kVectorWords = vector_words<Ops>();
 
@@ -963,43 +1059,67 @@ class Pipeline {
   }
 
   /// The outermost sweep across 2^k parts of `part` words, part r rotated by r vectors (each
-  /// one's last sweep stored it so: forward's `rotate`), its results times `factor` in the
-  /// natural order, by every thread of the team on its share of the columns. Row r's column
-  /// j lies r vectors on, so the 2^k words of a column fall in 2^k different L1 sets instead
-  /// of one: on the Xeon VM of model 207 a radix-16 sweep over 4 MiB of doubles took 155 µs
-  /// so against 233 µs with the rows a power of two apart (docs/benchmarks.md). The last
-  /// columns of a share read the heads of the next share's rows (of the first share's, for
-  /// the last one, wrapped around), which each thread keeps in its scratch before any
-  /// thread's columns in order overwrite them; those last columns are gathered into the
-  /// scratch and swept from there.
+  /// one's last sweep stored it so: forward's `rotate`) or, with skewed leaves (skew_leaf_),
+  /// its leaf u by r + u vectors; its results times `factor` in the natural order, by every
+  /// thread of the team on its share of the columns. Row r's column j lies r vectors on, so
+  /// the 2^k words of a column fall in 2^k different L1 sets instead of one: on the Xeon VM
+  /// of model 207 a radix-16 sweep over 4 MiB of doubles took 155 µs so against 233 µs with
+  /// the rows a power of two apart (docs/benchmarks.md). Each share is a run of columns
+  /// within one unit (a part rotated whole, or a leaf): its last columns read the heads of
+  /// the unit's rows (or of the next share's, where threads share a unit), which each
+  /// thread keeps in its scratch before any thread's columns in order overwrite them; those
+  /// last columns are gathered into the scratch and swept from there.
   void skewed_sweep(W* x, std::size_t part, int k, W factor) const {
     if constexpr (kSkews) {
-      const std::size_t rows = std::size_t{1} << k, span = (rows - 1) * kVectorWords;
       const auto team = static_cast<std::size_t>(omp_get_num_threads());
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      W* const heads = skew_scratch_of(static_cast<int>(t));
+      if (skew_leaf_ != 0) {  // whole leaves to each thread, each rotated by u more
+        const std::size_t unit = std::size_t{1} << skew_leaf_, units = part / unit;
+        for (std::size_t u = units * t / team; u < units * (t + 1) / team; ++u) {
+          save_heads(x + u * unit, part, k, u * kVectorWords, heads);
+          skewed_share(x + u * unit, part, k, 0, unit, u * kVectorWords, heads, factor);
+        }
+        return;
+      }
       const auto share = [&](std::size_t i) { return part / kVectorWords * i / team * kVectorWords; };
       const std::size_t j0 = share(t), j1 = share(t + 1);
-      W* const heads = skew_scratch_of(static_cast<int>(t));
-      W* const tails = heads + rows * span;
-      for (std::size_t r = 1; r < rows; ++r) Ops::copy(heads + r * span, x + r * part + j0, r * kVectorWords);
+      save_heads(x + j0, part, k, 0, heads);
       if (team > 1) {
 #pragma omp barrier
       }
-      Ops::columns_skewed(x, part, k, j0, j1 - span, factor);
-      const W* const next_heads = skew_scratch_of(static_cast<int>((t + 1) % team));
-      for (std::size_t r = 0; r < rows; ++r) {
-        const std::size_t shift = r * kVectorWords, own = span - shift;  // read in place, then from the next share
-        Ops::copy(tails + r * span, x + r * part + j1 - span + shift, own);
-        Ops::copy(tails + r * span + own, next_heads + r * span, shift);
-      }
-      Ops::columns_to(tails, span, x + j1 - span, part, k, span, false, factor);
+      skewed_share(x, part, k, j0, j1, 0, skew_scratch_of(static_cast<int>((t + 1) % team)), factor);
     }
   }
 
-  /// Each thread's scratch for rotated_sweep and skewed_sweep: 2^kColumnsRadixLog2 rows of a
-  /// rotation for the first, twice 2^k rows of (2^k − 1) vectors for the second.
+  /// The words of each of 2^k rows `part` apart, from x, that the share before reads last
+  /// (row r's base + r vectors), into `heads` (rows skew_span() apart).
+  void save_heads(const W* x, std::size_t part, int k, std::size_t base, W* heads) const {
+    const std::size_t rows = std::size_t{1} << k, span = base + (rows - 1) * kVectorWords;
+    for (std::size_t r = 0; r < rows; ++r) Ops::copy(heads + r * span, x + r * part, base + r * kVectorWords);
+  }
+
+  /// skewed_sweep on columns [j0, j1) of x, row r rotated by base + r vectors; the words the
+  /// last columns read beyond j1 are `next_heads` (save_heads).
+  void skewed_share(W* x, std::size_t part, int k, std::size_t j0, std::size_t j1, std::size_t base,
+                    const W* next_heads, W factor) const {
+    const std::size_t rows = std::size_t{1} << k, span = base + (rows - 1) * kVectorWords;
+    W* const tails = skew_scratch_of(omp_get_thread_num()) + rows * span;
+    Ops::columns_skewed(x, part, k, j0, j1 - span, factor, base);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t shift = base + r * kVectorWords, own = span - shift;  // read in place, then from the heads
+      Ops::copy(tails + r * span, x + r * part + j1 - span + shift, own);
+      Ops::copy(tails + r * span + own, next_heads + r * span, shift);
+    }
+    Ops::columns_to(tails, span, x + j1 - span, part, k, span, false, factor);
+  }
+
+  /// Each thread's scratch for rotated_sweep, skewed_in_place and skewed_sweep: at most
+  /// 2^kColumnsRadixLog2 rows of a rotation for the first two, twice 2^k rows of one for the
+  /// last (skew_span).
   void allocate_skew_scratch(int k) {
-    const std::size_t rows = std::size_t{1} << k, span = (rows - 1) * kVectorWords;
+    const std::size_t rows = std::size_t{1} << k;
+    const std::size_t span = skew_span(skew_leaf_ != 0 ? lo_ - skew_leaf_ : 0, k);
     skew_words_ = std::max<std::size_t>(std::size_t{1} << Ops::kColumnsRadixLog2, 2 * rows) * span;
     skew_scratch_.reset(new (std::align_val_t{64}) W[skew_words_ * static_cast<std::size_t>(team_)]);
   }
@@ -1105,6 +1225,7 @@ class Pipeline {
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
   const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
   bool skip_outermost_sweep_ = false;  ///< run_but_outermost_sweep()
+  int skew_leaf_ = 0;  ///< log2 of the rotated leaves' words where the blocks skew theirs (skewed_leaf)
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
   };
