@@ -503,6 +503,28 @@ TEST(CpuKernels, RotatedPartsUnderASkewedOutermostSweepMatchTextbook) {
                       12, 16);
 }
 
+/// Blocks of 16 leaves under a skewed radix-16 outermost sweep, on a geometry like the Xeon
+/// VM's (32 KiB leaves, 4 KiB ways, 1 MiB of L2): each leaf's last sweep rotates it by its
+/// part's index and its own (rotated_sweep), the radix-16 sweep across a block's leaves reads
+/// and writes them in place where they lie (skewed_in_place), and the outermost sweep reads
+/// the parts leaf by leaf (skewed_sweep), the team sharing out whole leaves. 2^21 floats in
+/// blocks of 2^17 (leaves of 2^13), 2^20 doubles in blocks of 2^16 (leaves of 2^12). The
+/// fused walks plan without the skew, and convolve's spectrum, whose outermost sweep the
+/// middle does, must split as they do. (Floats are left out of the convolutions: at 2^21
+/// their sums round.)
+TEST(CpuKernels, SkewedLeavesUnderASkewedOutermostSweepMatchTextbook) {
+  const std::vector<Geometry> gs{Geometry{32768, 1 << 20, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 1 << 20}};
+  const std::vector<int> teams{1, 2};
+  for (const IsaKernels* isa : fastconv::cpu::supported_isas()) {
+    check_wht<float>(*isa, gs, 21, 21, teams);
+    check_wht<double>(*isa, gs, 20, 20, teams);
+    check_wht<std::uint32_t>(*isa, gs, 21, 21, teams);
+    check_wht<std::uint64_t>(*isa, gs, 20, 20, teams);
+    check_dyadic<double>(*isa, gs, 20, 20);
+    check_convolve<double>(*isa, gs, 20, 20);
+  }
+}
+
 /// WordKernels::reorder on `rows` rows of 2^n words into `out` (which may sit one word off a
 /// vector's alignment), against position_of.
 template <class W>
