@@ -1006,9 +1006,17 @@ struct SimdOps {
 
   /// columns(), each column j of the rows written `shift` words further on, at x + r·h + j +
   /// shift (Walk::shifted_writes): columns [j0, j1), multiples of L, last first, so that a
-  /// shift within the rows overwrites only words already read.
-  static void columns_shifted(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, std::size_t shift) {
-    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, false, false, Walk::shifted_writes>(x, h, j0, j1, T(1), nullptr, shift); });
+  /// shift within the rows overwrites only words already read; `ahead` (if any) stepping
+  /// once per column of vectors while it has lines left (Prefetch).
+  static void columns_shifted(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1, std::size_t shift,
+                              Prefetch* ahead = nullptr) {
+    at_radix(k, [&](auto r) {
+      constexpr int kR = decltype(r)::value;
+      if (ahead != nullptr && ahead->pending())
+        columns_r<kR, false, true, Walk::shifted_writes>(x, h, j0, j1, T(1), ahead, shift);
+      else
+        columns_r<kR, false, false, Walk::shifted_writes>(x, h, j0, j1, T(1), nullptr, shift);
+    });
   }
 
   /// Dst: T, or a 16-bit float each result is rounded to (kHalves; never streamed).

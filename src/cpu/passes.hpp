@@ -399,7 +399,7 @@ class Pipeline {
         return s;
       }
       if (s + k == upto && rotate != 0) {
-        rotated_sweep(x, h, k, rotate);
+        rotated_sweep(x, h, k, rotate, ahead);
         return upto;
       }
       // The scaled and plain loops apart: a test per codelet call cost 2 % in cache.
@@ -665,7 +665,7 @@ class Pipeline {
       return;
     }
     allocate_buffers();
-    if (const Split sp = split(n_); skews(sp, std::size_t{1} << (n_ - sp.k))) allocate_skew_scratch(sp.k);
+    if (const Split sp = split(n_); skews(sp, std::size_t{1} << (n_ - sp.k))) plan_skew(sp.k);
 #pragma omp parallel num_threads(team_) if (team_ > 1)
     team_transform(in_, x_, n_, true);
   }
@@ -995,40 +995,103 @@ class Pipeline {
 
   static constexpr bool kSkews = SkewingOps<Ops>;
 
-  /// Part `index` of a skewed outermost sweep (2^m words from src into x), rotated as that
-  /// sweep reads it: whole, by `index` vectors (forward's `rotate`); or, in blocks with
-  /// skewed leaves (skew_leaf_), leaf i by index + i vectors, each by its own last sweep,
-  /// and then the sweep across the leaves in place where they lie (skewed_in_place).
-  template <class Src>
-  void rotated_part(const Src* src, W* x, int m, std::size_t index) const {
-    if (skew_leaf_ == 0 || m != lo_) return forward(src, x, m, index * kVectorWords);
-    const std::size_t leaf = std::size_t{1} << skew_leaf_, words = std::size_t{1} << m;
-    for (std::size_t b = 0, i = index; b < words; b += leaf, ++i)
-      stages_from(x + b, skew_leaf_, 0, W(1), is(src, x) ? nullptr : src + b, nullptr, -1, i * kVectorWords);
-    skewed_in_place(x, leaf, m - skew_leaf_, index * kVectorWords);
+  /// How far down the walk a skewed outermost sweep across 2^k parts reaches (skew_unit_),
+  /// and each thread's scratch. Below it, every sweep of more rows than L1 has ways, across
+  /// parts a multiple of L1's way apart (skews_in_place), reads and writes its rows in place
+  /// where they lie, each row rotated within its units; the units, where that stops, are
+  /// rotated whole by their own last sweeps (rotated_part). The blocks' skewed leaves
+  /// (skew_leaf_), where the plan took them, are the units.
+  void plan_skew(int k) {
+    std::size_t most = (std::size_t{1} << k) - 1;  // the largest rotation of a unit, in vectors
+    int unit = n_ - k;
+    if (skew_leaf_ != 0) {
+      most += (std::size_t{1} << (lo_ - skew_leaf_)) - 1;
+      unit = skew_leaf_;
+    }
+    while (skew_leaf_ == 0 && unit > lo_) {
+      const Split sp = split(unit);
+      if (!skews_in_place(unit, sp, most)) break;
+      most += (std::size_t{1} << sp.k) - 1;
+      unit -= sp.k;
+    }
+    skew_unit_ = unit;
+    skew_words_ = std::max<std::size_t>(std::size_t{1} << Ops::kColumnsRadixLog2, std::size_t{2} << k) * most * kVectorWords;
+    skew_scratch_.reset(new (std::align_val_t{64}) W[skew_words_ * static_cast<std::size_t>(team_)]);
   }
 
-  /// All 2^k stages across 2^k rows h words apart, row r rotated within itself by base + r
-  /// vectors, in place where the words lie: the columns that no row's rotation wraps around
-  /// directly (Walk::skewed), the others through this thread's scratch.
+  /// Whether the sweep across the parts of 2^m words (split sp) below a skewed one reads and
+  /// writes them in place where they lie: more rows than L1 has ways, a multiple of its way
+  /// apart, each long enough for rotations of up to `most` vectors plus its own index.
+  bool skews_in_place(int m, const Split& sp, std::size_t most) const {
+    const int sub = m - sp.k;
+    const std::size_t rows = std::size_t{1} << sp.k;
+    return !sp.gather && sp.k <= Ops::kRadixLog2 && rows > l1_ways_ && (sizeof(W) << sub) % l1_way_bytes_ == 0 &&
+           (std::size_t{1} << sub) >= 4 * (most + rows - 1) * kVectorWords;
+  }
+
+  /// Part `base` (or a part within it, the rotations of its levels above summed in `base`) of
+  /// a skewed outermost sweep, 2^m words from src into x, laid out as the sweeps above read
+  /// it: a unit (skew_unit_) rotated whole by `base` vectors (forward's `rotate`); otherwise
+  /// its parts (or a block's leaves) each so, part i by base + i, and then the sweep across
+  /// them in place where they lie (skewed_in_place).
+  template <class Src>
+  void rotated_part(const Src* src, W* x, int m, std::size_t base) const {
+    if (m == skew_unit_) return forward(src, x, m, base * kVectorWords);
+    if (m == lo_) {  // skewed leaves
+      const std::size_t leaf = std::size_t{1} << skew_unit_, words = std::size_t{1} << m;
+      for (std::size_t b = 0, i = base; b < words; b += leaf, ++i)
+        stages_from(x + b, skew_unit_, 0, W(1), is(src, x) ? nullptr : src + b, nullptr, -1, i * kVectorWords);
+      return skewed_in_place(x, leaf, m - skew_unit_, base);
+    }
+    const Split sp = split(m);
+    const std::size_t part = std::size_t{1} << (m - sp.k);
+    for (std::size_t i = 0; i < (std::size_t{1} << sp.k); ++i) rotated_part(src + i * part, x + i * part, m - sp.k, base + i);
+    skewed_in_place(x, part, sp.k, base);
+  }
+
+  /// The rotation (in vectors) that unit u of a part of 2^m words has beyond its part's: the
+  /// sum of its indices at each level of the walk from there down to the units (rotated_part).
+  std::size_t unit_rotation(int m, std::size_t u) const {
+    std::size_t sum = 0;
+    while (m > skew_unit_) {
+      const int sub = m == lo_ ? skew_unit_ : m - split(m).k;
+      const std::size_t per = std::size_t{1} << (sub - skew_unit_);
+      sum += u / per;
+      u %= per;
+      m = sub;
+    }
+    return sum;
+  }
+
+  /// All 2^k stages across 2^k rows h words apart, in place where the words lie: row r's unit
+  /// u rotated within itself by base + r + unit_rotation(u) vectors. In each unit, the
+  /// columns that no row's rotation wraps around directly (Walk::skewed), the others through
+  /// this thread's scratch.
   void skewed_in_place(W* x, std::size_t h, int k, std::size_t base) const {
     if constexpr (kSkews) {
-      const std::size_t rows = std::size_t{1} << k, span = base + (rows - 1) * kVectorWords;
-      Ops::columns_skewed_in_place(x + base, h, k, 0, h - span);
+      const std::size_t rows = std::size_t{1} << k, unit = std::min(h, std::size_t{1} << skew_unit_);
+      const int row_bits = std::countr_zero(h);
       W* const tails = skew_scratch_of(omp_get_thread_num());
-      // Row r's columns h − span … h − 1 lie at h − span + shift … h − 1, then 0 … shift − 1.
-      const auto each_tail = [&](auto&& move) {
-        for (std::size_t r = 0; r < rows; ++r) {
-          const std::size_t shift = base + r * kVectorWords, own = span - shift;
-          move(tails + r * span, x + r * h + h - own, own);
-          move(tails + r * span + own, x + r * h, shift);
-        }
-      };
-      each_tail([](W* t, W* at, std::size_t count) { Ops::copy(t, at, count); });
-      Ops::columns(tails, span, k, 0, span);
-      each_tail([](W* t, W* at, std::size_t count) { Ops::copy(at, t, count); });
+      for (std::size_t u = 0; u < h / unit; ++u) {
+        W* const at = x + u * unit;
+        const std::size_t first = (base + unit_rotation(row_bits, u)) * kVectorWords;
+        const std::size_t span = first + (rows - 1) * kVectorWords;
+        Ops::columns_skewed_in_place(at + first, h, k, 0, unit - span);
+        // Row r's columns unit − span … unit − 1 lie at unit − span + shift … unit − 1, then 0 … shift − 1.
+        const auto each_tail = [&](auto&& move) {
+          for (std::size_t r = 0; r < rows; ++r) {
+            const std::size_t shift = first + r * kVectorWords, own = span - shift;
+            move(tails + r * span, at + r * h + unit - own, own);
+            move(tails + r * span + own, at + r * h, shift);
+          }
+        };
+        each_tail([](W* t, W* w, std::size_t count) { Ops::copy(t, w, count); });
+        Ops::columns(tails, span, k, 0, span);
+        each_tail([](W* t, W* w, std::size_t count) { Ops::copy(w, t, count); });
+      }
     }
   }
+
   /// The words of a vector, by which rotated parts are rotated (1 where nothing skews).
   static constexpr std::size_t kVectorWords = vector_words<Ops>();
 
@@ -1037,19 +1100,20 @@ class Pipeline {
   /// whose results wrap around to the next row (the last `shift`) go to the scratch first;
   /// then the others, last first, each written `shift` words on, after it has been read
   /// (Walk::shifted_writes); then the scratch's, at the heads of the rows. The stores fall
-  /// on the part's own lines, so the rotation costs the sweep no pass of its own.
-  void rotated_sweep(W* x, std::size_t h, int k, std::size_t shift) const {
+  /// on the part's own lines, so the rotation costs the sweep no pass of its own. A block's
+  /// last sweep prefetches the next block as the plain one does (`ahead`: next_block_of).
+  void rotated_sweep(W* x, std::size_t h, int k, std::size_t shift, Prefetch ahead = {}) const {
     const std::size_t rows = std::size_t{1} << k;
     if constexpr (kSkews) {
       if (shift + kVectorWords <= h && shift % kVectorWords == 0) {
         W* const tail = skew_scratch_of(omp_get_thread_num());
         Ops::columns_to(x + h - shift, h, tail, shift, k, shift, false, W(1));
-        Ops::columns_shifted(x, h, k, 0, h - shift, shift);
+        Ops::columns_shifted(x, h, k, 0, h - shift, shift, &ahead);
         for (std::size_t r = 0; r < rows; ++r) Ops::copy(x + (r + 1) % rows * h, tail + r * shift, shift);
         return;
       }
     }
-    Ops::columns(x, h, k, 0, h);
+    columns_ahead(x, h, k, ahead);
     rotate_words(x, rows * h, shift);
   }
 
@@ -1059,13 +1123,13 @@ class Pipeline {
   }
 
   /// The outermost sweep across 2^k parts of `part` words, part r rotated by r vectors (each
-  /// one's last sweep stored it so: forward's `rotate`) or, with skewed leaves (skew_leaf_),
-  /// its leaf u by r + u vectors; its results times `factor` in the natural order, by every
-  /// thread of the team on its share of the columns. Row r's column j lies r vectors on, so
+  /// one's last sweep stored it so: forward's `rotate`) or, where the skew reaches further
+  /// down (plan_skew), its unit u by r + unit_rotation(u) vectors; its results times
+  /// `factor` in the natural order, by every thread of the team on its share of the columns. Row r's column j lies r vectors on, so
   /// the 2^k words of a column fall in 2^k different L1 sets instead of one: on the Xeon VM
   /// of model 207 a radix-16 sweep over 4 MiB of doubles took 155 µs so against 233 µs with
   /// the rows a power of two apart (docs/benchmarks.md). Each share is a run of columns
-  /// within one unit (a part rotated whole, or a leaf): its last columns read the heads of
+  /// within one unit (a part rotated whole, or a smaller unit): its last columns read the heads of
   /// the unit's rows (or of the next share's, where threads share a unit), which each
   /// thread keeps in its scratch before any thread's columns in order overwrite them; those
   /// last columns are gathered into the scratch and swept from there.
@@ -1074,11 +1138,13 @@ class Pipeline {
       const auto team = static_cast<std::size_t>(omp_get_num_threads());
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       W* const heads = skew_scratch_of(static_cast<int>(t));
-      if (skew_leaf_ != 0) {  // whole leaves to each thread, each rotated by u more
-        const std::size_t unit = std::size_t{1} << skew_leaf_, units = part / unit;
+      if (const std::size_t unit = std::size_t{1} << skew_unit_; unit < part) {  // whole units to each thread
+        const std::size_t units = part / unit;
+        const int part_bits = std::countr_zero(part);
         for (std::size_t u = units * t / team; u < units * (t + 1) / team; ++u) {
-          save_heads(x + u * unit, part, k, u * kVectorWords, heads);
-          skewed_share(x + u * unit, part, k, 0, unit, u * kVectorWords, heads, factor);
+          const std::size_t first = unit_rotation(part_bits, u) * kVectorWords;
+          save_heads(x + u * unit, part, k, first, heads);
+          skewed_share(x + u * unit, part, k, 0, unit, first, heads, factor);
         }
         return;
       }
@@ -1093,7 +1159,7 @@ class Pipeline {
   }
 
   /// The words of each of 2^k rows `part` apart, from x, that the share before reads last
-  /// (row r's base + r vectors), into `heads` (rows skew_span() apart).
+  /// (row r's `base` words and r vectors), into `heads` (rows as far apart as the most of those).
   void save_heads(const W* x, std::size_t part, int k, std::size_t base, W* heads) const {
     const std::size_t rows = std::size_t{1} << k, span = base + (rows - 1) * kVectorWords;
     for (std::size_t r = 0; r < rows; ++r) Ops::copy(heads + r * span, x + r * part, base + r * kVectorWords);
@@ -1112,16 +1178,6 @@ class Pipeline {
       Ops::copy(tails + r * span + own, next_heads + r * span, shift);
     }
     Ops::columns_to(tails, span, x + j1 - span, part, k, span, false, factor);
-  }
-
-  /// Each thread's scratch for rotated_sweep, skewed_in_place and skewed_sweep: at most
-  /// 2^kColumnsRadixLog2 rows of a rotation for the first two, twice 2^k rows of one for the
-  /// last (skew_span).
-  void allocate_skew_scratch(int k) {
-    const std::size_t rows = std::size_t{1} << k;
-    const std::size_t span = skew_span(skew_leaf_ != 0 ? lo_ - skew_leaf_ : 0, k);
-    skew_words_ = std::max<std::size_t>(std::size_t{1} << Ops::kColumnsRadixLog2, 2 * rows) * span;
-    skew_scratch_.reset(new (std::align_val_t{64}) W[skew_words_ * static_cast<std::size_t>(team_)]);
   }
 
   W* skew_scratch_of(int thread) const { return skew_scratch_.get() + static_cast<std::size_t>(thread) * skew_words_; }
@@ -1226,6 +1282,7 @@ class Pipeline {
   const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
   bool skip_outermost_sweep_ = false;  ///< run_but_outermost_sweep()
   int skew_leaf_ = 0;  ///< log2 of the rotated leaves' words where the blocks skew theirs (skewed_leaf)
+  int skew_unit_ = 0;  ///< log2 of the words of the units rotated whole, under a skewed outermost sweep (plan_skew)
   struct AlignedDelete {
     void operator()(W* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
   };
