@@ -498,12 +498,12 @@ class Pipeline {
       const Split sp = split_above(n_, lo);
       if (n_ - sp.k != lo || !skews(sp, std::size_t{1} << lo)) return 0;
       const int leaf = lo - Ops::kRadixLog2;  // one sweep of the most rows the codelets hold
-      const std::size_t span = skew_span(lo - leaf, sp.k);
-      // The leaves' last sweeps rotate them directly only where a row of theirs is longer than
-      // the rotation (rotated_sweep).
-      if ((std::size_t{1} << (lo - leaf)) <= l1_ways_ || leaf > leaf_ || leaf <= kFirstSweepStages ||
-          (sizeof(W) << leaf) % l1_way_bytes_ != 0 || (std::size_t{1} << leaf) < 4 * span ||
-          last_sweep_rows(leaf) < span + kVectorWords)
+      const std::size_t most = (std::size_t{1} << sp.k) - 1, rows = std::size_t{1} << Ops::kRadixLog2;
+      // The sweep across the leaves as any other below a skewed one (skews_in_place), and the
+      // leaves' last sweeps rotate them directly only where a row of theirs is longer than the
+      // largest rotation (rotated_sweep).
+      if (leaf > leaf_ || leaf <= kFirstSweepStages || !skews_in_place(lo, Split{Ops::kRadixLog2, false}, most) ||
+          last_sweep_rows(leaf) < (most + rows) * kVectorWords)
         return 0;
       return skewed_leaf_cost(leaf) < leaf_cost(leaf_of(lo, lo), lo) ? leaf : 0;
     }
@@ -518,12 +518,6 @@ class Pipeline {
       s += k;
     }
     return 0;
-  }
-
-  /// The most words by which a skewed sweep's row is rotated: units rotated by their index
-  /// among 2^unit_bits and their part's among 2^k, vectors each (skewed_leaf).
-  static std::size_t skew_span(int unit_bits, int k) {
-    return ((std::size_t{1} << unit_bits) - 1 + (std::size_t{1} << k) - 1) * kVectorWords;
   }
 
   /// The sweeps across rows that stages_from() takes from stage s to stage `upto`, `each`
