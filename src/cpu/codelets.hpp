@@ -101,6 +101,10 @@ inline constexpr int kTargetRadixLog2 = 4;
 inline constexpr int kTargetRadixLog2 = 3;
 #endif
 
+/// Which butterflies of SimdOps::radix_in_registers run on the FMA units (floating point):
+/// the target's rule, every one, or one in four.
+enum class OnFma { target, all, quarter };
+
 /// Lines that a sweep pulls into L2 as it goes, kLinesPerStep each time its codelet loop
 /// moves on to the next columns, from `next` up to `end` (passes.hpp: the next block's first
 /// half, during a block's sweeps in L2). Spread over the loop, the prefetches overlap the
@@ -214,6 +218,8 @@ struct ScalarOps {
   static void columns(W* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     columns_to(x + j0, h, x + j0, h, k, j1 - j0, false, W(1));
   }
+  /// columns(): SimdOps gives sweeps within L1 a codelet of their own.
+  static void columns_in_l1(W* x, std::size_t h, int k, std::size_t j0, std::size_t j1) { columns(x, h, k, j0, j1); }
 
   /// src may equal dst (each column is read whole before it is written); `stream` is ignored.
   /// Dst: W, or a 16-bit float that each result is rounded to.
@@ -295,27 +301,25 @@ struct SimdOps {
   /// sweeps 0.96–1.14× in two runs at 2^8 … 2^20 floats, no size faster in both; all those of
   /// the sweeps after the first 0.94–1.03×.)
   ///
-  /// kAllOnFma (floating point): every butterfly on the FMA units (column_stages).
-  template <int kR, int kT = 1, bool kAllOnFma = false, class VV>
+  /// kOnFma (floating point) overrides that rule: OnFma::all, every butterfly on the FMA
+  /// units; OnFma::quarter, the last of every four (column_stages).
+  template <int kR, int kT = 1, OnFma kOnFma = OnFma::target, class VV>
   static HWY_INLINE void radix_in_registers(VV* v) {
     if constexpr (kT < kR) {
       // Butterfly p of this stage pairs rows q and q + kT.
 #pragma GCC unroll 16
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
-        if constexpr (kFloat && kAllOnFma) {
-          butterfly_on_fma(v[q], v[q + kT]);
-          continue;
-        }
-        if constexpr (kFloat && kR >= 8 && kTargetRadixLog2 >= 4) {
-          if (p % 2 == 1) {
+        if constexpr (kFloat) {
+          constexpr bool kEveryOther = kOnFma == OnFma::target && kR >= 8 && kTargetRadixLog2 >= 4;
+          if (kOnFma == OnFma::all || (kOnFma == OnFma::quarter && p % 4 == 3) || (kEveryOther && p % 2 == 1)) {
             butterfly_on_fma(v[q], v[q + kT]);
             continue;
           }
         }
         butterfly(v[q], v[q + kT]);
       }
-      radix_in_registers<kR, 2 * kT, kAllOnFma>(v);
+      radix_in_registers<kR, 2 * kT, kOnFma>(v);
     }
   }
 
@@ -331,10 +335,30 @@ struct SimdOps {
   static constexpr bool kColumnsOnFma = false;
 #endif
 
-  /// radix_in_registers for the sweeps after the first (columns_r, columns_to_r, columns_middle_r).
-  template <int kR>
+  /// Whether the radix-8 sweeps within an L1 leaf (columns_in_l1) run one butterfly in four
+  /// (the last of each stage) on the FMA units: in the avx2 copy (256-bit vectors, 16
+  /// registers). AMD Zen 3 adds on two pipes and multiplies-adds on two others, but those
+  /// take fewer butterflies than the adders: a one-off radix-8 loop over 16 KiB in L1 took
+  /// 1.13 TSC ticks a vector with adds alone, 0.92–0.96 with one butterfly in four on the FMA
+  /// units, 1.15–1.25 with every other one (the 32-register rule, which had measured slower
+  /// here) and 1.60 with all; this codelet alone 1.17 and 0.95–1.06. Transforms of 2^11 and
+  /// 2^12 floats and 2^11 doubles, whose leaves take two radix-8 sweeps, ran 1.02–1.08×
+  /// faster; the sweeps across leaves, their rows from L2 and beyond, gained nothing beyond
+  /// noise with it, and keep the adders (docs/benchmarks.md).
+#if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
+  static constexpr bool kQuarterOnFma = kFloat;
+#else
+  static constexpr bool kQuarterOnFma = false;
+#endif
+
+  /// radix_in_registers for the sweeps after the first (columns_r, columns_to_r, columns_middle_r);
+  /// kInL1: a sweep within an L1 leaf (columns_in_l1).
+  template <int kR, bool kInL1 = false>
   static HWY_INLINE void column_stages(V* v) {
-    radix_in_registers<kR, 1, kColumnsOnFma && kR >= 8>(v);
+    constexpr OnFma kOnFma = kColumnsOnFma && kR >= 8           ? OnFma::all
+                             : kQuarterOnFma && kInL1 && kR == 8 ? OnFma::quarter
+                                                                 : OnFma::target;
+    radix_in_registers<kR, 1, kOnFma>(v);
   }
 
   /// Whether the codelets also read and write 16-bit floats (float16, bfloat16) for float
@@ -754,7 +778,7 @@ struct SimdOps {
   /// kPrefetch: `ahead` steps once per column of vectors (Prefetch). kWalk: where each
   /// column's rows are read and written (Walk; `offset` for Walk::skewed_reads and
   /// Walk::shifted_writes).
-  template <int kR, bool kScaled = false, bool kPrefetch = false, Walk kWalk = Walk::in_place>
+  template <int kR, bool kScaled = false, bool kPrefetch = false, Walk kWalk = Walk::in_place, bool kInL1 = false>
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1),
                         Prefetch* ahead = nullptr, std::size_t offset = 0) {
     if constexpr (kR == 16 && kRadixLog2 < 4 && kWalk == Walk::in_place)
@@ -768,12 +792,13 @@ struct SimdOps {
     if constexpr (kWalk == Walk::shifted_writes) {
       for (T* p = x + j1; p > x + j0;) column_r<kR, kScaled, kPrefetch, kWalk>(p -= kLanes, h, odd_h, factor, ahead, offset);
     } else {
-      for (T* p = x + j0; p < x + j1; p += kLanes) column_r<kR, kScaled, kPrefetch, kWalk>(p, h, odd_h, factor, ahead, offset);
+      for (T* p = x + j0; p < x + j1; p += kLanes)
+        column_r<kR, kScaled, kPrefetch, kWalk, kInL1>(p, h, odd_h, factor, ahead, offset);
     }
   }
 
   /// One column of vectors of columns_r, its row 0 at p.
-  template <int kR, bool kScaled, bool kPrefetch, Walk kWalk>
+  template <int kR, bool kScaled, bool kPrefetch, Walk kWalk, bool kInL1 = false>
   static HWY_INLINE void column_r(T* p, std::size_t h, const std::size_t* odd_h, T factor, Prefetch* ahead,
                                   std::size_t offset) {
     const D d;
@@ -786,7 +811,7 @@ struct SimdOps {
     V v[kR];
 #pragma GCC unroll 16
     for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, row_of(p, q, odd_h, r) + read_at + (kSkewed ? r * kLanes : 0));
-    column_stages<kR>(v);
+    column_stages<kR, kInL1>(v);
     if constexpr (kScaled) {
       const V f = hn::Set(d, factor);
 #pragma GCC unroll 16
@@ -971,6 +996,12 @@ struct SimdOps {
   static void columns(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
     if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
     at_radix(k, [&](auto r) { columns_r<decltype(r)::value>(x, h, j0, j1); });
+  }
+
+  /// columns() on rows that all lie within one L1 leaf (kQuarterOnFma).
+  static void columns_in_l1(T* x, std::size_t h, int k, std::size_t j0, std::size_t j1) {
+    if (h < kLanes || (j1 - j0) % kLanes != 0) return ScalarOps<T>::columns(x, h, k, j0, j1);
+    at_radix(k, [&](auto r) { columns_r<decltype(r)::value, false, false, Walk::in_place, true>(x, h, j0, j1); });
   }
 
   /// columns(), with `ahead` stepping once per column of vectors (Prefetch).

@@ -391,6 +391,7 @@ class Pipeline {
       rotate_words(x, n, rotate);
       return upto;
     }
+    const bool in_l1 = m <= leaf_;  // the rows lie within one L1 leaf (SimdOps::columns_in_l1)
     while (s < upto) {
       const std::size_t h = std::size_t{1} << s;
       const int k = chunk(upto - s, radix_for_rows(h));
@@ -405,6 +406,8 @@ class Pipeline {
       // The scaled and plain loops apart: a test per codelet call cost 2 % in cache.
       if (s + k == upto && scale != W(1))
         for (std::size_t base = 0; base < n; base += h << k) Ops::columns_scaled(x + base, h, k, 0, h, scale);
+      else if (in_l1 && !ahead.pending())
+        for (std::size_t base = 0; base < n; base += h << k) Ops::columns_in_l1(x + base, h, k, 0, h);
       else
         for (std::size_t base = 0; base < n; base += h << k) columns_ahead(x + base, h, k, ahead);
       s += k;
