@@ -341,8 +341,8 @@ struct SimdOps {
   /// take fewer butterflies than the adders: a one-off radix-8 loop over 16 KiB in L1 took
   /// 1.13 TSC ticks a vector with adds alone, 0.92–0.96 with one butterfly in four on the FMA
   /// units, 1.15–1.25 with every other one (the 32-register rule, which had measured slower
-  /// here) and 1.60 with all; this codelet alone 1.17 and 0.95–1.06. Transforms of 2^11 and
-  /// 2^12 floats and 2^11 doubles, whose leaves take two radix-8 sweeps, ran 1.02–1.08×
+  /// here) and 1.60 with all; this codelet alone 1.17 and 0.95–1.06. Transforms of 2^12 floats
+  /// and 2^11 doubles, whose leaves take two radix-8 sweeps, ran 1.05–1.08× and 1.02–1.06×
   /// faster; the sweeps across leaves, their rows from L2 and beyond, gained nothing beyond
   /// noise with it, and keep the adders (docs/benchmarks.md).
 #if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
