@@ -56,7 +56,7 @@ cmake -S . -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$root/build" -j "$(nproc)"
 qemu-aarch64 -L "$sysroot" "$root/build/tools/fastconv/fastconv" info
 
-# Every test but one, each program under QEMU (about 5 minutes on 2 vCPUs). Left out:
+# Every test but one, each program under QEMU (about 6.5 minutes on the 2-vCPU Zen 3 VM). Left out:
 # PlanWithLargeSpectraMatchesTheDefinition, whose FFTW plans of a large polyhankel
 # convolution took 159 s emulated; polyhankel's other tests run.
 export OMP_WAIT_POLICY=passive  # as in scripts/test.sh: waiting OpenMP threads sleep
