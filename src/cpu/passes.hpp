@@ -58,17 +58,57 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
+#include <thread>
 #include <type_traits>
 
 #include "cpu/codelets.hpp"
 
 namespace fastconv::cpu::FASTCONV_ISA {
+
+/// A barrier for the threads of one OpenMP region, where a call's team meets between its
+/// steps. libgomp's `barrier` (and the one that ends a `for`) makes a futex_wake system call
+/// in the last thread to arrive, waiters or not: 0.42–0.48 µs on these VMs, 0.55 µs of a
+/// two-thread 2^16-float transform's 14.4 (docs/benchmarks.md). Here the last thread only
+/// bumps a generation word the others spin on, and they leave about 0.1 µs later. A waiter
+/// spins with pause (hwy::Pause) for a while, then yields its CPU; at once where the team
+/// has more threads than there are CPUs, whose waiters would otherwise spin while the
+/// threads they wait for cannot run. The release and acquire orders make every word written
+/// before the barrier visible after it, as OpenMP's barrier does.
+class TeamBarrier {
+ public:
+  /// Returns once all `team` threads (omp_get_num_threads()) have called it.
+  void wait(int team) const noexcept {
+    if (team <= 1) return;
+    const unsigned generation = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<unsigned>(team)) {
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.store(generation + 1, std::memory_order_release);
+      return;
+    }
+    // (omp_get_num_procs() asks the kernel for the thread's affinity each time: once.)
+    static const int procs = omp_get_num_procs();
+    const unsigned spins = team <= procs ? kSpins : 0;
+    for (unsigned k = 0; generation_.load(std::memory_order_acquire) == generation; ++k) {
+      if (k < spins) hwy::Pause();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  /// Pauses before yielding: about 0.4 ms on Zen 3 (a pause is ~65 cycles), far longer than a
+  /// balanced team waits at a barrier.
+  static constexpr unsigned kSpins = 1u << 14;
+  // One cache line: the last thread's count and bump take one transfer of it between cores.
+  alignas(64) mutable std::atomic<unsigned> arrived_{0};
+  mutable std::atomic<unsigned> generation_{0};
+};
 
 /// What the middle of a dyadic convolution does to the spectrum: nothing (a plain
 /// transform), or combine() it with S and transform back.
@@ -905,15 +945,17 @@ class Pipeline {
     const auto parts = static_cast<std::ptrdiff_t>(std::size_t{1} << sp.k);
     auto transform_parts = [&](const auto* from) {
       if ((parts >= team_ && !crowds_l3(sub)) || sub <= lo_) {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (std::ptrdiff_t i = 0; i < parts; ++i) forward(from + i * part, x + i * part, sub);
+        barrier_.wait(omp_get_num_threads());
       } else {
         for (std::ptrdiff_t i = 0; i < parts; ++i) team_transform(from + i * part, x + i * part, sub, false);
       }
     };
     if (outermost && skew_scratch_ != nullptr) {  // the parts rotated, then read so (skews)
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (std::ptrdiff_t i = 0; i < parts; ++i) rotated_part(src + i * part, x + i * part, sub, static_cast<std::size_t>(i));
+      barrier_.wait(omp_get_num_threads());
       skewed_sweep(x, part, sp.k, scale_);
       return;
     }
@@ -929,7 +971,7 @@ class Pipeline {
       const auto share = [&](std::size_t i) { return i * static_cast<std::size_t>(chunks) / team * cols; };
       sweep(x, part, sp, share(t), share(t + 1), fused, scale);
       if (scale) return;  // the last step of the whole transform: the region's own barrier ends it
-#pragma omp barrier
+      barrier_.wait(static_cast<int>(team));
     } else {
       auto sweep_chunk = [&](std::ptrdiff_t c) {
         const auto j0 = static_cast<std::size_t>(c) * cols;
@@ -941,8 +983,9 @@ class Pipeline {
         for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
         return;
       }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (std::ptrdiff_t c = 0; c < chunks; ++c) sweep_chunk(c);
+      barrier_.wait(omp_get_num_threads());
     }
     if (fused) transform_parts(x);
   }
@@ -1148,9 +1191,7 @@ class Pipeline {
       const auto share = [&](std::size_t i) { return part / kVectorWords * i / team * kVectorWords; };
       const std::size_t j0 = share(t), j1 = share(t + 1);
       save_heads(x + j0, part, k, 0, heads);
-      if (team > 1) {
-#pragma omp barrier
-      }
+      barrier_.wait(static_cast<int>(team));
       skewed_share(x, part, k, j0, j1, 0, skew_scratch_of(static_cast<int>((t + 1) % team)), factor);
     }
   }
@@ -1286,6 +1327,7 @@ class Pipeline {
   std::unique_ptr<W[], AlignedDelete> buffers_;
   std::unique_ptr<W[], AlignedDelete> skew_scratch_;  ///< where the outermost sweep skews (skews())
   std::size_t skew_words_ = 0;  ///< a thread's share of skew_scratch_
+  TeamBarrier barrier_;  ///< where a team's threads meet between steps (team_transform)
 };
 
 }  // namespace fastconv::cpu::FASTCONV_ISA
