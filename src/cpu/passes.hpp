@@ -307,11 +307,42 @@ class Pipeline {
     if (n > leaf_) plan_walk(threads, g);
   }
 
-  /// The team and the blocks of an array beyond one leaf.
+  /// The team and the blocks of an array beyond one leaf: plan(), or what it gave before for
+  /// the same call on this CPU's Geometry (plans_).
   HWY_NOINLINE void plan_walk(int threads, const Geometry& g) {
+    const int want = threads > 0 ? threads : omp_get_max_threads();
+    const bool memo = &g == &Geometry::of_this_cpu() && want <= kMostPlannedThreads;
+    std::atomic<std::uint64_t>& slot = plans_[n_][middle_.active][skip_outermost_sweep_];
+    if (memo) {
+      const std::uint64_t w = slot.load(std::memory_order_relaxed);
+      if ((w & 1) != 0 && static_cast<int>(w >> 48) == want) {
+        prefetch_ = ((w >> 1) & 1) != 0;
+        lo_ = static_cast<int>((w >> 8) & 0xff);
+        skew_leaf_ = static_cast<int>((w >> 16) & 0xff);
+        team_ = static_cast<int>((w >> 32) & 0xffff);
+        return;
+      }
+    }
+    plan(want, g);
+    if (memo)
+      slot.store(1 | std::uint64_t{prefetch_} << 1 | static_cast<std::uint64_t>(lo_) << 8 |
+                     static_cast<std::uint64_t>(skew_leaf_) << 16 | static_cast<std::uint64_t>(team_) << 32 |
+                     static_cast<std::uint64_t>(want) << 48,
+                 std::memory_order_relaxed);
+  }
+
+  /// A walk's plans (team, blocks, skewed leaves, prefetch) for this CPU's Geometry, by size,
+  /// middle and left-out outermost sweep, each for the team size it was asked for last, packed
+  /// in a word: the search below took 0.2 µs of a two-thread 2^16-float call's 13.6 on the
+  /// Zen 3 VM (docs/benchmarks.md). Relaxed: a word is whole or not there, and any word
+  /// there is a right plan.
+  static constexpr int kMostPlannedThreads = 0xffff;
+  static inline std::atomic<std::uint64_t> plans_[64][2][2]{};
+
+  /// plan_walk() for a team of at most `want` threads.
+  void plan(int want, const Geometry& g) {
     const int n = n_, block = std::countr_zero(block_words_);
     const std::size_t words = std::size_t{1} << n;
-    const int want = threads > 0 ? threads : omp_get_max_threads();
     // A thread joins only for a share of at least kMinWordsPerThread words and the
     // Geometry's minimum: a block on CPUs where moving a smaller share from the caller's
     // cache to the thread's core and back costs more than the thread saves
