@@ -211,7 +211,9 @@ class CpuWht final : public detail::WhtKernel {
 #pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
       {
         const std::optional<Scratch> scratch = scratch_for(size);
-#pragma omp for schedule(static)
+        // nowait: the region's end waits for the team; a barrier of the loop's own would cost
+        // a second futex_wake system call in libgomp (passes.hpp's TeamBarrier).
+#pragma omp for schedule(static) nowait
         for (std::ptrdiff_t r = 0; r < n_rows; ++r) transform_row(base + r * stride, 1, scale, data_of(scratch));
       }
       return;
@@ -363,7 +365,7 @@ class CpuWht final : public detail::WhtKernel {
 #pragma omp parallel num_threads(team) if (team > 1 && (rows << log2n_) >= (std::size_t{1} << kTeamLog2))
         {
           const std::optional<Scratch> scratch = scratch_for(size);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait  // the region's end waits (as in execute)
           for (std::ptrdiff_t r = 0; r < n_rows; ++r) row_task(r, 1, data_of(scratch));
         }
       } else {
