@@ -77,7 +77,8 @@ constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 /// on L1s of 48 KiB and 12 ways.
 std::vector<Geometry> geometries() {
   // {leaf, block, gather from, L1 way bytes, L1 ways, min share, L3 budget, L3 threads, part sweep
-  // rows, prefetch from, L2}: the one before this CPU's own has every walk's blocks prefetch the next one
+  // rows, prefetch from, L2, lead from}: the second before this CPU's own has every walk's
+  // blocks prefetch the next one, the one before it every walk's first sweeps prefetch ahead
   return {Geometry{64, 256, 4096},
           Geometry{64, 128, 1024},
           Geometry{32, 64, 1 << 30},
@@ -89,6 +90,7 @@ std::vector<Geometry> geometries() {
           Geometry{64, 256, 1 << 30, 64, 2, 0, 0, 1, 16, kNever, 512},
           Geometry{2048, 16384, 1 << 30, 256, 8},
           Geometry{128, 512, 1 << 30, 4096, 8, 0, 0, 1, 0, 0},
+          Geometry{2048, 8192, 1 << 30, 4096, 8, 0, 0, 1, 0, kNever, 1 << 20, 0},
           Geometry::of_this_cpu()};
 }
 
@@ -99,15 +101,16 @@ std::vector<Geometry> geometries() {
 /// team works through parts beyond it one by one, sharing out the level below (crowds_l3),
 /// once directly and once with gathered sweeps above. The next one's team shares radix-16
 /// sweeps across the parts of arrays beyond its 64 KiB L2 (part_sweep_rows) by column
-/// chunks; the last one's threads each prefetch the next block as they transform theirs
-/// (prefetch_from_bytes).
+/// chunks; the one after it has its threads each prefetch the next block as they transform
+/// theirs (prefetch_from_bytes), and the last one each first sweep a page ahead (lead_from_bytes).
 std::vector<Geometry> small_share_geometries() {
   return {Geometry{16 << 10, 1 << 20, std::size_t{1} << 40, 4096, 8, 0},
           Geometry{1024, 1 << 14, 1 << 18, 4096, 8, 0},
           Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 16 << 10, 2},
           Geometry{1024, 1 << 12, 1 << 17, 4096, 8, 0, 8 << 10, 2},
           Geometry{1024, 1 << 12, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 16, kNever, 64 << 10},
-          Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 0, 0}};
+          Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 0, 0},
+          Geometry{1024, 1 << 13, std::size_t{1} << 40, 4096, 8, 0, 0, 1, 0, kNever, 1 << 20, 0}};
 }
 
 std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) {
@@ -116,7 +119,8 @@ std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) 
          std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + ", " +
          std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + ", " +
          std::to_string(g.part_sweep_rows) + ", " + std::to_string(g.prefetch_from_bytes) + ", " +
-         std::to_string(g.l2_bytes) + "} n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+         std::to_string(g.l2_bytes) + ", " + std::to_string(g.lead_from_bytes) + "} n=" + std::to_string(n) +
+         " threads=" + std::to_string(threads);
 }
 
 /// Small integers: every float result below is exact, so comparisons are bitwise.

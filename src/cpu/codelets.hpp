@@ -11,13 +11,14 @@
 //   kRadixLog2          how many stages the first sweep covers across vectors
 //   kColumnsRadixLog2   how many stages a sweep across rows (columns*) covers at most
 //   kMiddleInRegisters  whether columns_middle can do the dyadic middle (floating point)
-//   first_sweep(x, m, src, upto)
+//   first_sweep(x, m, src, upto, lead)
 //                       stages 0 … min(upto, kLanesLog2 + kRadixLog2) − 1 (upto ≤ m; m if
 //                       not given): the in-vector stages by lane permutations, then the
 //                       first cross-vector stages; returns the number of stages done. With
 //                       src (not null, not x), the words are read from src: an out-of-place
 //                       transform's copy rides on it. With upto < m, each run of 2^upto
-//                       words is transformed on its own (a batch of short rows)
+//                       words is transformed on its own (a batch of short rows). With lead,
+//                       it prefetches into L2 what it will read kLeadBytes on (SimdOps)
 //   copy(dst, src, count)
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kColumnsRadixLog2 stages across 2^k rows h words apart, on
@@ -181,7 +182,7 @@ struct ScalarOps {
 
   /// src: words of W, or 16-bit floats widened to float (SimdOps<float>::kHalves).
   template <class Src = W>
-  static int first_sweep(W* x, int m, const Src* src = nullptr, int upto = -1) {
+  static int first_sweep(W* x, int m, const Src* src = nullptr, int upto = -1, bool /*lead*/ = false) {
     if (upto < 0 || upto > m) upto = m;
     const int k = upto < kRadixLog2 ? upto : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
@@ -607,12 +608,20 @@ struct SimdOps {
   /// into the order of `route`. kBounded (integer words): each group of kR vectors is first
   /// checked as below() checks against `limit`, and the sweep stops at the first that fails.
   /// Returns the words transformed: n, or the start of the group that failed.
-  template <int kR, bool kScaled = false, bool kOrdered = false, bool kBounded = false, class Src, class Dst>
+  template <int kR, bool kScaled = false, bool kOrdered = false, bool kBounded = false, bool kLead = false, class Src,
+            class Dst>
   static std::size_t first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1),  // from may be x
                                    const Route* route = nullptr, int limit = 0) {
     const LaneStages c;
     const V f = hn::Set(D(), factor);
     for (std::size_t base = 0; base < n; base += kR * kLanes) {
+      if constexpr (kLead) {
+        // (An address, not a pointer: past the array's end it is only a hint that cannot fault.)
+        const auto ahead = reinterpret_cast<std::uintptr_t>(from + base) + kLeadBytes;
+#pragma GCC unroll 16
+        for (std::size_t b = 0; b < kR * kLanes * sizeof(Src); b += Prefetch::kLineBytes)
+          __builtin_prefetch(reinterpret_cast<const void*>(ahead + b), 0, 2);  // into L2
+      }
       if constexpr (kBounded) {
         if (!below(from + base, kR * kLanes, limit)) return base;
       }
@@ -634,21 +643,31 @@ struct SimdOps {
   /// whole transform of 2^stages words), that group and the rest are left as they were. The check rides on the sweep: as a pass of its own over
   /// each L1 leaf before it, the first to bring the leaf into L1, it took int32 and int64
   /// transforms at 2^10 … 2^18 1.08–1.25× as long as no check (docs/benchmarks.md).
-  static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit) {
+  static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit, bool lead = false) {
     constexpr int kGroupLog2 = kLanesLog2 + kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
     if (m < kGroupLog2) {  // no whole group: checked, then transformed
       if (!below(src, n, limit)) return {0, 0};
       return {n, first_sweep(x, m, src == x ? nullptr : src)};
     }
-    return {first_sweep_r<1 << kRadixLog2, false, false, true>(x, src, n, T(1), nullptr, limit), kGroupLog2};
+    constexpr int kR = 1 << kRadixLog2;
+    const std::size_t done = lead ? first_sweep_r<kR, false, false, true, true>(x, src, n, T(1), nullptr, limit)
+                                  : first_sweep_r<kR, false, false, true>(x, src, n, T(1), nullptr, limit);
+    return {done, kGroupLog2};
   }
+
+  /// How far ahead of its reads a first sweep with `lead` prefetches: a page. The leaves of
+  /// an array beyond the L3 come from memory, and the hardware's prefetchers, which stop at
+  /// each 4 KiB page, left the first sweep waiting on them; on the AMD EPYC Zen 3 VM floats
+  /// at 2^23 … 2^25 ran 1.07–1.17× faster so, doubles at 2^22 … 2^25 up to 1.08×
+  /// (docs/benchmarks.md). A leaf (16 KiB) ahead measured the same.
+  static constexpr std::size_t kLeadBytes = 4096;
 
   /// Src: T, or 16-bit floats widened as they are loaded (kHalves).
   template <class Src = T>
-  static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1) {
+  static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1, bool lead = false) {
     if constexpr (!std::is_same_v<Src, T>) {
-      if (src == nullptr) return first_sweep<T>(x, m, nullptr, upto);
+      if (src == nullptr) return first_sweep<T>(x, m, nullptr, upto, lead);
     }
     if (upto < 0 || upto > m) upto = m;
     if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src, upto);
@@ -661,7 +680,8 @@ struct SimdOps {
       return upto;
     }
     const int k = upto - kLanesLog2 < kRadixLog2 ? upto - kLanesLog2 : kRadixLog2;
-    first_sweep_k(x, from, n, k, T(1));
+    if (lead && k == kRadixLog2) first_sweep_r<1 << kRadixLog2, false, false, false, true>(x, from, n);
+    else first_sweep_k(x, from, n, k, T(1));
     return kLanesLog2 + k;
   }
 

@@ -259,6 +259,12 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // at 2^24 … 2^26 1.06–1.10×, while 2^21 … 2^24 floats, in the L3, took 1.00–1.02× longer
     // with the prefetch on at every size (docs/benchmarks.md).
     if (l2 >= 2 * r.block_bytes && l3 > 0) r.prefetch_from_bytes = l3 / 4;
+    // Where L2 has no room for that (blocks of all of it), on AMD CPUs each leaf's first
+    // sweep prefetches a page ahead instead, for arrays from the L3's size that sysfs gives.
+    // On the AMD EPYC Zen 3 VM (512 KiB L2, 32 MiB L3) floats at 2^23 … 2^25 ran 1.07–1.17×
+    // faster so and doubles at 2^22 … 2^25 up to 1.08×, while arrays in the L3 ran no faster
+    // and 2^20 floats 0.92–0.96× (docs/benchmarks.md).
+    else if (is_amd() && l3 > 0) r.lead_from_bytes = l3;
     return r;
   }();
   return g;

@@ -52,6 +52,10 @@ struct Geometry {
   std::size_t prefetch_from_bytes = std::numeric_limits<std::size_t>::max();
   /// L2's size: the plans weigh a sweep over an array within it as cheaper than one beyond it.
   std::size_t l2_bytes = std::size_t{1} << 20;
+  /// From this many bytes on, the first sweep of each L1 leaf prefetches into L2 the words a
+  /// page past those it reads (SimdOps::kLeadBytes): the leaves of arrays beyond the L3 come
+  /// from memory, a page at a time for the hardware's prefetchers; never by default.
+  std::size_t lead_from_bytes = std::numeric_limits<std::size_t>::max();
   /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
   /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;

@@ -12,7 +12,9 @@
 // part that fits a cache level is finished there before the next one is touched: only the
 // few top sweeps stream the whole array from memory. Over arrays beyond the L3, a block's
 // sweeps in L2 prefetch the next block's first half, which would otherwise keep the next
-// block's first sweep waiting on memory (Geometry::prefetch_from_bytes, next_block_of).
+// block's first sweep waiting on memory (Geometry::prefetch_from_bytes, next_block_of);
+// where L2 has no room for that, each leaf's first sweep prefetches a page ahead of its
+// reads instead (Geometry::lead_from_bytes).
 // (Breadth-first passes with strips gathered into buffers need fewer sweeps on paper but
 // touch a new page with every short row; measured slower: docs/benchmarks.md.) The stages
 // run in the textbook's order, so results are bitwise those of the textbook loop.
@@ -299,6 +301,7 @@ class Pipeline {
         l2_bytes_(g.l2_bytes),
         leaf_(bits_of(g.leaf_bytes)),
         lo_(n),
+        lead_((sizeof(W) << n) >= g.lead_from_bytes),
         block_words_(std::size_t{1} << std::max(bits_of(g.block_bytes), leaf_)) {
     // An array within one L1 leaf is one block (lo_ = n) on one thread: no walk or team to
     // plan, which was most of a small call's fixed cost. This constructor and run() are
@@ -456,7 +459,7 @@ class Pipeline {
       rotate_words(x, n, rotate);
       return upto;
     }
-    int s = s0 == 0 ? Ops::first_sweep(x, m, src, upto) : s0;
+    int s = s0 == 0 ? Ops::first_sweep(x, m, src, upto, lead_) : s0;
     if (s >= upto) {  // the first sweep was the only one
       scale_range(x, n, scale);
       rotate_words(x, n, rotate);
@@ -769,7 +772,7 @@ class Pipeline {
       const int leaf = leaf_of(m, m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
-        const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_);
+        const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_, lead_);
         if (first.words < leaf_words) {
           if (src == x) {
             undo(x + i, first.words >> first.stages, first.stages);  // its groups done: transforms of 2^stages
@@ -1346,6 +1349,7 @@ class Pipeline {
   std::size_t l2_bytes_ = 0;  ///< Geometry::l2_bytes
   int leaf_ = 0, lo_ = 0, team_ = 1;
   bool prefetch_ = false;  ///< whether blocks prefetch the next one (Geometry::prefetch_from_bytes)
+  bool lead_ = false;  ///< whether first sweeps prefetch a page ahead (Geometry::lead_from_bytes)
   std::size_t block_words_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
   const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
