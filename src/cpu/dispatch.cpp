@@ -263,7 +263,7 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // sweep prefetches a page ahead instead, for arrays from the L3's size that sysfs gives.
     // On the AMD EPYC Zen 3 VM (512 KiB L2, 32 MiB L3) floats at 2^23 … 2^25 ran 1.07–1.17×
     // faster so and doubles at 2^22 … 2^25 up to 1.08×, while arrays in the L3 ran no faster
-    // and 2^20 floats 0.92–0.96× (docs/benchmarks.md).
+    // (2^18 … 2^22 floats 0.97–1.03×, best of many calls; docs/benchmarks.md).
     else if (is_amd() && l3 > 0) r.lead_from_bytes = l3;
     return r;
   }();
