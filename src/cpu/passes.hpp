@@ -313,6 +313,7 @@ class Pipeline {
   /// The team and the blocks of an array beyond one leaf: plan(), or what it gave before for
   /// the same call on this CPU's Geometry (plans_).
   HWY_NOINLINE void plan_walk(int threads, const Geometry& g) {
+    whole_l1_ = kWholeL1Leaves && l1_way_bytes_ * l1_ways_ >= (sizeof(W) << (leaf_ + 1));
     const int want = threads > 0 ? threads : omp_get_max_threads();
     const bool memo = &g == &Geometry::of_this_cpu() && want <= kMostPlannedThreads;
     std::atomic<std::uint64_t>& slot = plans_[n_][middle_.active][skip_outermost_sweep_];
@@ -465,7 +466,8 @@ class Pipeline {
       rotate_words(x, n, rotate);
       return upto;
     }
-    const bool in_l1 = m <= leaf_;  // the rows lie within one L1 leaf (SimdOps::columns_in_l1)
+    // The rows lie within one L1 leaf, or all of L1 (SimdOps::columns_in_l1).
+    const bool in_l1 = m <= leaf_ || (whole_l1_ && m == leaf_ + 1);
     while (s < upto) {
       const std::size_t h = std::size_t{1} << s;
       const int k = chunk(upto - s, radix_for_rows(h));
@@ -536,6 +538,15 @@ class Pipeline {
   /// 5 + 3 + 2 + 2 stages, leaves of 2^11 5 + 3 + 3; 2^16 floats then take 5 sweeps instead
   /// of 6 (docs/benchmarks.md). Of plans with as few sweeps, the one with fewer spilling
   /// radix-16 sweeps (sweep_cost).
+  ///
+  /// Or, where L1 holds two leaves (whole_l1_), a leaf of all of L1, where that costs less
+  /// with its sweeps weighed as kWholeL1SweepCost: an array of exactly L1's size is then one
+  /// leaf (its sweeps columns_in_l1's), and an array of 8 L1s takes one of its two sweeps
+  /// across rows in L2 in L1 instead. On the AMD EPYC Zen 3 VM (32 KiB L1, 16 KiB leaves)
+  /// 2^12 doubles and 2^13 floats ran 1.08–1.10× faster, 2^15 doubles and 2^16 floats
+  /// 1.05–1.06×, and 2^18 doubles, whose blocks are such arrays, 1.04× (best of many calls;
+  /// docs/benchmarks.md); leaves of all of L1 everywhere had taken 2^17 doubles and 2^18
+  /// floats 0.94× as fast.
   int leaf_of(int m, int upto) const {
     const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
     if (upto <= base) return base;
@@ -546,13 +557,15 @@ class Pipeline {
         best = leaf;
         cheapest = cost;
       }
+    if (whole_l1_ && m > leaf_ && upto > leaf_ && leaf_cost(leaf_ + 1, upto) < cheapest) best = leaf_ + 1;
     return best;
   }
 
   /// The sweeps after the first of a block in leaves of 2^leaf words, up to stage `upto`:
   /// those in each leaf run in L1, those across the leaves in L2.
   int leaf_cost(int leaf, int upto) const {
-    return sweep_cost(kFirstSweepStages, leaf, kL1SweepCost) + sweep_cost(leaf, upto, kSweepCost);
+    return sweep_cost(kFirstSweepStages, leaf, leaf > leaf_ ? kWholeL1SweepCost : kL1SweepCost) +
+           sweep_cost(leaf, upto, kSweepCost);
   }
 
   /// leaf_cost() of a block whose stages above its leaves of 2^leaf words are one skewed
@@ -618,12 +631,20 @@ class Pipeline {
   /// 2 MiB of an array in the L3 66–77 µs (a one-off program). There the plans of floats and
   /// doubles at 2^17 … 2^28 came out the same with 32 or 40 for kFarSweepCost.
   static constexpr int kL1SweepCost = 10, kSweepCost = 16, kFarSweepCost = 24;
+  /// A sweep within a leaf of all of L1 (leaf_of): more than one within a smaller leaf, which
+  /// leaves room in L1 for the lines that the sweeps around it read; less than one in L2.
+  static constexpr int kWholeL1SweepCost = 12;
+
   static constexpr int kFirstSweepStages = Ops::kLanesLog2 + Ops::kRadixLog2;  ///< in-vector and across
 
   /// Whether the sweeps across rows may be radix 16 where the first sweep holds radix 8 in
   /// 16 registers (SimdOps::kColumnsRadixLog2: the AVX2 copies), at the cost of two spilled
   /// vectors in 16.
   static constexpr bool kSpillsRadix16 = Ops::kColumnsRadixLog2 > Ops::kRadixLog2;
+
+  /// Whether plans may take leaves of all of L1 (leaf_of): on the AVX2 copy's 256-bit
+  /// vectors, whose 16 registers hold radix 16 with two spilled, where it was measured.
+  static constexpr bool kWholeL1Leaves = kSpillsRadix16 && vector_words<Ops>() * sizeof(W) >= 32;
 
   /// The largest radix (log2) whose rows, h words apart, all fit one L1 set: a codelet loads
   /// one line of each of its 2^k rows and then stores them back, and rows that alias in L1
@@ -1348,6 +1369,7 @@ class Pipeline {
   int part_radix_ = 0;  ///< log2 of Geometry::part_sweep_rows, at most the radix; 0: radix_for_rows
   std::size_t l2_bytes_ = 0;  ///< Geometry::l2_bytes
   int leaf_ = 0, lo_ = 0, team_ = 1;
+  bool whole_l1_ = false;  ///< whether a leaf may be all of L1, twice leaf_ (leaf_of)
   bool prefetch_ = false;  ///< whether blocks prefetch the next one (Geometry::prefetch_from_bytes)
   bool lead_ = false;  ///< whether first sweeps prefetch a page ahead (Geometry::lead_from_bytes)
   std::size_t block_words_ = 1;
