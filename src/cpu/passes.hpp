@@ -313,7 +313,7 @@ class Pipeline {
   /// The team and the blocks of an array beyond one leaf: plan(), or what it gave before for
   /// the same call on this CPU's Geometry (plans_).
   HWY_NOINLINE void plan_walk(int threads, const Geometry& g) {
-    whole_l1_ = kWholeL1Leaves && l1_way_bytes_ * l1_ways_ >= (sizeof(W) << (leaf_ + 1));
+    whole_l1_ = kWholeL1Leaves && !lead_ && l1_way_bytes_ * l1_ways_ >= (sizeof(W) << (leaf_ + 1));
     const int want = threads > 0 ? threads : omp_get_max_threads();
     const bool memo = &g == &Geometry::of_this_cpu() && want <= kMostPlannedThreads;
     std::atomic<std::uint64_t>& slot = plans_[n_][middle_.active][skip_outermost_sweep_];
@@ -546,7 +546,8 @@ class Pipeline {
   /// 2^12 doubles and 2^13 floats ran 1.08–1.10× faster, 2^15 doubles and 2^16 floats
   /// 1.05–1.06×, and 2^18 doubles, whose blocks are such arrays, 1.04× (best of many calls;
   /// docs/benchmarks.md); leaves of all of L1 everywhere had taken 2^17 doubles and 2^18
-  /// floats 0.94× as fast.
+  /// floats 0.94× as fast. Not where each leaf's first sweep reads it from memory (lead_):
+  /// there 2^24 doubles ran 0.94–0.95× as fast with them.
   int leaf_of(int m, int upto) const {
     const int base = m == leaf_ + 1 && leaf_ > 0 ? leaf_ - 1 : std::min(m, leaf_);
     if (upto <= base) return base;
@@ -1369,7 +1370,7 @@ class Pipeline {
   int part_radix_ = 0;  ///< log2 of Geometry::part_sweep_rows, at most the radix; 0: radix_for_rows
   std::size_t l2_bytes_ = 0;  ///< Geometry::l2_bytes
   int leaf_ = 0, lo_ = 0, team_ = 1;
-  bool whole_l1_ = false;  ///< whether a leaf may be all of L1, twice leaf_ (leaf_of)
+  bool whole_l1_ = false;  ///< whether a leaf may be all of L1, twice leaf_ (leaf_of; plan_walk sets it)
   bool prefetch_ = false;  ///< whether blocks prefetch the next one (Geometry::prefetch_from_bytes)
   bool lead_ = false;  ///< whether first sweeps prefetch a page ahead (Geometry::lead_from_bytes)
   std::size_t block_words_ = 1;
