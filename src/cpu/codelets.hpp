@@ -483,12 +483,13 @@ struct SimdOps {
   /// (docs/benchmarks.md). Bitwise the same words: a0 + a1 and a0 − a1, each rounded once.
   /// The odd 8-byte words of a vector wider than 128 bits take a load that reads one word
   /// past its end (into a 128-bit register vmovddup reads only the word it duplicates): only
-  /// with kNextReadable, where the next vector is the caller's too. (16-bit floats, Src of
-  /// kHalves, are widened as loaded, and shuffled.)
+  /// with kNextReadable, where the next vector is the caller's too, and not in the avx2 copy
+  /// for doubles (kLoadsOddWords). (16-bit floats, Src of kHalves, are widened as loaded, and
+  /// shuffled.)
   template <bool kNextReadable = false, class Src>
   static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (std::is_same_v<Src, T> && (sizeof(T) == 4 || kNextReadable || kLanes == 2)) {
+    if constexpr (std::is_same_v<Src, T> && (sizeof(T) == 4 || kLanes == 2 || (kNextReadable && kLoadsOddWords))) {
       const auto [even, odd] = even_and_odd_words(p);
       if constexpr (kFloat) return lane_stages<1>(hn::MulAdd(odd, c.sign[0], even), c);
       else if constexpr (kSignedLanes) return lane_stages<1>(hn::Add(even, flip_sign(odd, c.sign[0])), c);
@@ -497,6 +498,19 @@ struct SimdOps {
 #endif
     return lane_stages(load(p), c);
   }
+
+  /// Whether 8-byte words in vectors wider than 128 bits take their odd words by the load
+  /// at p + 1 (lane_stages_of). Not in the avx2 copy's floating point: that load straddles
+  /// two lines for every other vector, and where the first sweep reads from L2 or beyond (the
+  /// leaves of every array larger than one) a one-off first sweep of doubles on the AMD EPYC
+  /// Zen 3 VM took 2.15–2.23 TSC ticks a vector so, 1.94–1.99 with the in-register shuffle
+  /// (1.82–1.87 against 1.87–1.91 in L1); whole transforms of 2^13 … 2^19 doubles 1.01–1.03×
+  /// faster, 2^10 … 2^12 the same (docs/benchmarks.md).
+#if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
+  static constexpr bool kLoadsOddWords = !kFloat;
+#else
+  static constexpr bool kLoadsOddWords = true;
+#endif
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   struct EvenAndOdd {
