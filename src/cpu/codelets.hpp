@@ -500,12 +500,14 @@ struct SimdOps {
   }
 
   /// Whether 8-byte words in vectors wider than 128 bits take their odd words by the load
-  /// at p + 1 (lane_stages_of). Not in the avx2 copy's floating point: that load straddles
-  /// two lines for every other vector, and where the first sweep reads from L2 or beyond (the
-  /// leaves of every array larger than one) a one-off first sweep of doubles on the AMD EPYC
-  /// Zen 3 VM took 2.15–2.23 TSC ticks a vector so, 1.94–1.99 with the in-register shuffle
-  /// (1.82–1.87 against 1.87–1.91 in L1); whole transforms of 2^13 … 2^19 doubles 1.01–1.03×
-  /// faster, 2^10 … 2^12 the same (docs/benchmarks.md).
+  /// at p + 1 (lane_stages_of). Not the avx2 copy's doubles: that load straddles two lines
+  /// for every other vector, and where the first sweep reads from L2 or beyond (the leaves of
+  /// every array larger than one) a one-off first sweep of doubles on the AMD EPYC Zen 3 VM
+  /// took 2.15–2.23 TSC ticks a vector so, 1.94–1.99 with the in-register shuffle (1.82–1.87
+  /// against 1.87–1.91 in L1); whole transforms of 2^13 … 2^20 doubles 1.015–1.027× faster,
+  /// 2^10 … 2^12 the same. int64 keeps the load (with the shuffle 0.98–1.00× at 2^10 … 2^20),
+  /// and so does the AVX-512 copy, whose doubles gained 1.01–1.05× with it on the Xeon VM
+  /// (docs/benchmarks.md).
 #if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
   static constexpr bool kLoadsOddWords = !kFloat;
 #else
