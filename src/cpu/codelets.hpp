@@ -950,7 +950,7 @@ struct SimdOps {
   /// row's is begun. With a vector a row at a time, 2^k lines a power of two apart were each
   /// half written at once in the write-combining buffers, and on the AMD EPYC Zen 3 VM (AVX2,
   /// half-line vectors) the gathered top sweeps of arrays of 512 MiB and more then took
-  /// 2^27 and 2^28 floats 1.08–1.12× longer (docs/benchmarks.md).
+  /// 2^27 and 2^28 floats 1.06–1.13× longer (docs/benchmarks.md).
   template <int kR, bool kScaled>
   static void streamed_by_lines(const T* HWY_RESTRICT src, std::size_t hs, T* HWY_RESTRICT dst, std::size_t hd,
                                 std::size_t count, T factor) {
