@@ -923,54 +923,45 @@ struct SimdOps {
 
   /// columns_to() at radix kR (1: a copy). Rows are read and written as base + r·stride:
   /// at radix 8 and below GCC keeps them in registers (radix 16 is what columns_r's
-  /// addressing is for). Streamed where vectors are shorter than a line: streamed_by_lines.
+  /// addressing is for). Streamed where vectors are shorter than a line, each trip does a
+  /// line's worth of columns and stores them row by row (columns_to_lines).
   template <int kR, bool kStream, bool kScaled, class Dst>
   static void columns_to_r(const T* HWY_RESTRICT src, std::size_t hs, Dst* HWY_RESTRICT dst, std::size_t hd,
                            std::size_t count, T factor) {
     if constexpr (kStream && kLineVectors > 1)
-      if (count % (kLineVectors * kLanes) == 0) return streamed_by_lines<kR, kScaled>(src, hs, dst, hd, count, factor);
-    const D d;
-    const V f = hn::Set(d, factor);
-    for (std::size_t j = 0; j < count; j += kLanes) {
-      V v[kR];
-#pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) v[r] = hn::LoadU(d, src + r * hs + j);
-      column_stages<kR>(v);
-#pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) {
-        if constexpr (kScaled) v[r] = hn::Mul(v[r], f);
-        if constexpr (kStream) hn::Stream(v[r], d, dst + r * hd + j);
-        else store(v[r], dst + r * hd + j);
-      }
-    }
+      if (count % (kLineVectors * kLanes) == 0)
+        return columns_to_lines<kR, kStream, kScaled, kLineVectors>(src, hs, dst, hd, count, factor);
+    columns_to_lines<kR, kStream, kScaled, 1>(src, hs, dst, hd, count, factor);
   }
 
-  /// columns_to_r() with streaming stores, a cache line's worth of columns a trip (count a
-  /// multiple of it), stored row by row: each row's line is written whole before the next
-  /// row's is begun. With a vector a row at a time, 2^k lines a power of two apart were each
-  /// half written at once in the write-combining buffers, and on the AMD EPYC Zen 3 VM (AVX2,
-  /// half-line vectors) the gathered top sweeps of arrays of 512 MiB and more then took
-  /// 2^27 and 2^28 floats 1.06–1.13× longer (docs/benchmarks.md).
-  template <int kR, bool kScaled>
-  static void streamed_by_lines(const T* HWY_RESTRICT src, std::size_t hs, T* HWY_RESTRICT dst, std::size_t hd,
-                                std::size_t count, T factor) {
+  /// columns_to_r()'s loop, kU vectors of columns a trip (count a multiple of them), stored
+  /// row by row. With kU a line's worth and streaming stores, each row's line is written
+  /// whole before the next row's is begun: with a vector a row at a time, 2^k lines a power
+  /// of two apart were each half written at once in the write-combining buffers, and on the
+  /// AMD EPYC Zen 3 VM (AVX2, half-line vectors) the gathered top sweeps of arrays of 512 MiB
+  /// and more then took 2^27 and 2^28 floats 1.06–1.13× longer (docs/benchmarks.md).
+  template <int kR, bool kStream, bool kScaled, std::size_t kU, class Dst>
+  static void columns_to_lines(const T* HWY_RESTRICT src, std::size_t hs, Dst* HWY_RESTRICT dst, std::size_t hd,
+                               std::size_t count, T factor) {
     const D d;
     const V f = hn::Set(d, factor);
-    for (std::size_t j = 0; j < count; j += kLineVectors * kLanes) {
-      V v[kLineVectors][kR];
+    for (std::size_t j = 0; j < count; j += kU * kLanes) {
+      V v[kU][kR];
 #pragma GCC unroll 4
-      for (std::size_t u = 0; u < kLineVectors; ++u) {
+      for (std::size_t u = 0; u < kU; ++u) {
 #pragma GCC unroll 16
         for (int r = 0; r < kR; ++r) v[u][r] = hn::LoadU(d, src + r * hs + j + u * kLanes);
         column_stages<kR>(v[u]);
       }
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r)
+      for (int r = 0; r < kR; ++r) {
 #pragma GCC unroll 4
-        for (std::size_t u = 0; u < kLineVectors; ++u) {
+        for (std::size_t u = 0; u < kU; ++u) {
           if constexpr (kScaled) v[u][r] = hn::Mul(v[u][r], f);
-          hn::Stream(v[u][r], d, dst + r * hd + j + u * kLanes);
+          if constexpr (kStream) hn::Stream(v[u][r], d, dst + r * hd + j + u * kLanes);
+          else store(v[u][r], dst + r * hd + j + u * kLanes);
         }
+      }
     }
   }
 
