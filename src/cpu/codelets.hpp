@@ -58,6 +58,7 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
