@@ -346,7 +346,10 @@ struct SimdOps {
   /// here) and 1.60 with all; this codelet alone 1.17 and 0.95–1.06. Transforms of 2^12 floats
   /// and 2^11 doubles, whose leaves take two radix-8 sweeps, ran 1.05–1.08× and 1.02–1.06×
   /// faster; the sweeps across leaves, their rows from L2 and beyond, gained nothing beyond
-  /// noise with it, and keep the adders (docs/benchmarks.md).
+  /// noise with it, and keep the adders (docs/benchmarks.md). The radix-16 sweeps within a
+  /// leaf (sixteen_columns) do the same, the last butterfly of each four: 2^10, 2^13, 2^16
+  /// and 2^19 floats 1.03–1.08× faster, doubles 2^12, 2^15 and 2^18 1.03–1.07× (best of six
+  /// rounds in an A/B on the Zen 3 VM, 2026-12-06), the other sizes within noise.
 #if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
   static constexpr bool kQuarterOnFma = kFloat;
 #else
@@ -819,7 +822,7 @@ struct SimdOps {
   static void columns_r(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1, T factor = T(1),
                         Prefetch* ahead = nullptr, std::size_t offset = 0) {
     if constexpr (kR == 16 && kRadixLog2 < 4 && kWalk == Walk::in_place)
-      return sixteen_columns<kScaled, kPrefetch>(x, h, j0, j1, factor, ahead);
+      return sixteen_columns<kScaled, kPrefetch, kInL1>(x, h, j0, j1, factor, ahead);
     // Row r sits (r mod 8)·h words past p or q = p + 8h, written as odd·h·2^s with odd·h one
     // of four loop invariants: every address is then a base, an invariant and a scale the
     // addressing modes take for free. (Written as x + j + r·h, GCC kept one induction
@@ -871,22 +874,28 @@ struct SimdOps {
   /// c, c + 4, c + 8, c + 12 through the other two and is stored, so that at most 16 vectors
   /// and a butterfly's result are live at once (GCC 12 spills two vectors per 16; the
   /// textbook's order of stages, so the same results). Not inlined into columns(): inlined,
-  /// the radix-8 sweeps beside it took 1–3 % longer on the first-Zen VM.
-  template <bool kScaled, bool kPrefetch = false>
+  /// the radix-8 sweeps beside it took 1–3 % longer on the first-Zen VM. kInL1: rows within
+  /// one L1 leaf (columns_in_l1), one butterfly in four on the FMA units (kQuarterOnFma).
+  template <bool kScaled, bool kPrefetch = false, bool kInL1 = false>
   static HWY_NOINLINE void sixteen_columns(T* HWY_RESTRICT x, std::size_t h, std::size_t j0, std::size_t j1,
                                            T factor, Prefetch* ahead = nullptr) {
     const std::size_t odd_h[4] = {h, 3 * h, 5 * h, 7 * h};
     for (T* p = x + j0; p < x + j1; p += kLanes) {
       if constexpr (kPrefetch) ahead->step();
-      sixteen_rows<kScaled>(p, p + 8 * h, odd_h, factor);
+      sixteen_rows<kScaled, kInL1>(p, p + 8 * h, odd_h, factor);
     }
   }
-  template <bool kScaled>
+  template <bool kScaled, bool kInL1>
   static HWY_INLINE void sixteen_rows(T* p, T* q, const std::size_t* odd_h, T factor) {
     const D d;
     const auto pair = [](V& a, V& b) {
       if constexpr (kColumnsOnFma) butterfly_on_fma(a, b);
       else butterfly(a, b);
+    };
+    // Within an L1 leaf, the last butterfly of each four on the FMA units (kQuarterOnFma).
+    const auto last = [&](V& a, V& b) {
+      if constexpr (kQuarterOnFma && kInL1) butterfly_on_fma(a, b);
+      else pair(a, b);
     };
     V v[16];
 #pragma GCC unroll 4
@@ -896,14 +905,14 @@ struct SimdOps {
       pair(v[g], v[g + 1]);
       pair(v[g + 2], v[g + 3]);
       pair(v[g], v[g + 2]);
-      pair(v[g + 1], v[g + 3]);
+      last(v[g + 1], v[g + 3]);
     }
 #pragma GCC unroll 4
     for (int c = 0; c < 4; ++c) {
       pair(v[c], v[c + 4]);
       pair(v[c + 8], v[c + 12]);
       pair(v[c], v[c + 8]);
-      pair(v[c + 4], v[c + 12]);
+      last(v[c + 4], v[c + 12]);
 #pragma GCC unroll 4
       for (int i = 3; i >= 0; --i) {
         if constexpr (kScaled) v[c + 4 * i] = hn::Mul(v[c + 4 * i], hn::Set(d, factor));
