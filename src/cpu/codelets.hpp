@@ -348,7 +348,7 @@ struct SimdOps {
   /// faster; the sweeps across leaves, their rows from L2 and beyond, gained nothing beyond
   /// noise with it, and keep the adders (docs/benchmarks.md). The radix-16 sweeps within a
   /// leaf (sixteen_columns) do the same, the last butterfly of each four: 2^10, 2^13, 2^16
-  /// and 2^19 floats 1.03–1.08× faster, doubles 2^12, 2^15 and 2^18 1.03–1.07× (best of six
+  /// and 2^19 floats 1.02–1.08× faster, doubles 2^12, 2^15 and 2^18 1.04–1.07× (best of six
   /// rounds in an A/B on the Zen 3 VM, 2026-12-06), the other sizes within noise.
 #if HWY_TARGET == HWY_AVX2 && !defined(FASTCONV_CPU_VECTOR_BYTES)
   static constexpr bool kQuarterOnFma = kFloat;
