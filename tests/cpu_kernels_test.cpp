@@ -77,8 +77,10 @@ constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
 /// on L1s of 48 KiB and 12 ways.
 std::vector<Geometry> geometries() {
   // {leaf, block, gather from, L1 way bytes, L1 ways, min share, L3 budget, L3 threads, part sweep
-  // rows, prefetch from, L2, lead from}: the second before this CPU's own has every walk's
-  // blocks prefetch the next one, the one before it every walk's first sweeps prefetch ahead
+  // rows, prefetch from, L2, lead from, lane pair loads}: the third before this CPU's own has
+  // every walk's blocks prefetch the next one, the second every walk's first sweeps prefetch
+  // ahead; the one before it takes the first in-vector stage by a load and a shuffle where the
+  // copy may choose (AVX-512, as on AMD CPUs), its first sweeps prefetching ahead from 2 KiB
   return {Geometry{64, 256, 4096},
           Geometry{64, 128, 1024},
           Geometry{32, 64, 1 << 30},
@@ -91,6 +93,7 @@ std::vector<Geometry> geometries() {
           Geometry{2048, 16384, 1 << 30, 256, 8},
           Geometry{128, 512, 1 << 30, 4096, 8, 0, 0, 1, 0, 0},
           Geometry{2048, 8192, 1 << 30, 4096, 8, 0, 0, 1, 0, kNever, 1 << 20, 0},
+          Geometry{256, 1024, 8192, 4096, 8, 0, 0, 1, 0, kNever, 1 << 20, 2048, false},
           Geometry::of_this_cpu()};
 }
 
@@ -119,7 +122,8 @@ std::string where(const IsaKernels& isa, const Geometry& g, int n, int threads) 
          std::to_string(g.l1_ways) + ", " + std::to_string(g.min_share_bytes) + ", " +
          std::to_string(g.l3_budget_bytes) + ", " + std::to_string(g.l3_threads) + ", " +
          std::to_string(g.part_sweep_rows) + ", " + std::to_string(g.prefetch_from_bytes) + ", " +
-         std::to_string(g.l2_bytes) + ", " + std::to_string(g.lead_from_bytes) + "} n=" + std::to_string(n) +
+         std::to_string(g.l2_bytes) + ", " + std::to_string(g.lead_from_bytes) + ", " +
+         (g.lane_pair_loads ? "true" : "false") + "} n=" + std::to_string(n) +
          " threads=" + std::to_string(threads);
 }
 

@@ -11,14 +11,15 @@
 //   kRadixLog2          how many stages the first sweep covers across vectors
 //   kColumnsRadixLog2   how many stages a sweep across rows (columns*) covers at most
 //   kMiddleInRegisters  whether columns_middle can do the dyadic middle (floating point)
-//   first_sweep(x, m, src, upto, lead)
+//   first_sweep(x, m, src, upto, lead, pairs)
 //                       stages 0 … min(upto, kLanesLog2 + kRadixLog2) − 1 (upto ≤ m; m if
 //                       not given): the in-vector stages by lane permutations, then the
 //                       first cross-vector stages; returns the number of stages done. With
 //                       src (not null, not x), the words are read from src: an out-of-place
 //                       transform's copy rides on it. With upto < m, each run of 2^upto
 //                       words is transformed on its own (a batch of short rows). With lead,
-//                       it prefetches into L2 what it will read kLeadBytes on (SimdOps)
+//                       it prefetches into L2 what it will read kLeadBytes on (SimdOps);
+//                       pairs: Geometry::lane_pair_loads (SimdOps::with_pair_loads)
 //   copy(dst, src, count)
 //   columns(x, h, k, j0, j1)
 //                       k ≤ kColumnsRadixLog2 stages across 2^k rows h words apart, on
@@ -45,7 +46,7 @@
 // 16-bit floats (SimdOps<float>::kHalves: float16, bfloat16 words, computed in float):
 //   first_sweep and copy also read them, widening each word exactly; columns_to also
 //   writes them, rounding each result once to nearest even;
-//   first_sweep_only(x, m, upto, factor, route)
+//   first_sweep_only(x, m, upto, factor, route, pairs)
 //                       rows of 2^upto of them that the first sweep covers whole,
 //                       transformed in place in its registers; with a route (SimdOps'
 //                       route_for, for T words too), also put into Paley or sequency order
@@ -183,7 +184,8 @@ struct ScalarOps {
 
   /// src: words of W, or 16-bit floats widened to float (SimdOps<float>::kHalves).
   template <class Src = W>
-  static int first_sweep(W* x, int m, const Src* src = nullptr, int upto = -1, bool /*lead*/ = false) {
+  static int first_sweep(W* x, int m, const Src* src = nullptr, int upto = -1, bool /*lead*/ = false,
+                         bool /*pairs*/ = true) {
     if (upto < 0 || upto > m) upto = m;
     const int k = upto < kRadixLog2 ? upto : kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
@@ -489,11 +491,12 @@ struct SimdOps {
   /// past its end (into a 128-bit register vmovddup reads only the word it duplicates): only
   /// with kNextReadable, where the next vector is the caller's too, and not in the avx2 copy
   /// for doubles (kLoadsOddWords). (16-bit floats, Src of kHalves, are widened as loaded, and
-  /// shuffled.)
-  template <bool kNextReadable = false, class Src>
+  /// shuffled.) !kPairLoads: one load and the shuffle (kChoosesPairLoads).
+  template <bool kNextReadable = false, bool kPairLoads = true, class Src>
   static HWY_INLINE V lane_stages_of(const Src* p, const LaneStages& c) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (std::is_same_v<Src, T> && (sizeof(T) == 4 || kLanes == 2 || (kNextReadable && kLoadsOddWords))) {
+    if constexpr (kPairLoads && std::is_same_v<Src, T> &&
+                  (sizeof(T) == 4 || kLanes == 2 || (kNextReadable && kLoadsOddWords))) {
       const auto [even, odd] = even_and_odd_words(p);
       if constexpr (kFloat) return lane_stages<1>(hn::MulAdd(odd, c.sign[0], even), c);
       else if constexpr (kSignedLanes) return lane_stages<1>(hn::Add(even, flip_sign(odd, c.sign[0])), c);
@@ -517,6 +520,31 @@ struct SimdOps {
 #else
   static constexpr bool kLoadsOddWords = true;
 #endif
+
+  /// Whether the first sweeps take lane_stages_of's loads or its shuffle as the Geometry says
+  /// (Geometry::lane_pair_loads, with_pair_loads): the AVX-512 copy, which both Intel's and
+  /// AMD's cores run. On the Intel Xeon VM of model 207 the loads took every word type at
+  /// 2^8 … 2^18 1.01–1.08× faster. On the AMD EPYC Zen 4 VM (whose doubles' loads at p + 1,
+  /// 64 bytes from 8 past a line's start, straddle two lines for every vector) the shuffle
+  /// took 2^8 … 2^21 floats 1.03–1.06× faster, doubles 1.05–1.12×, int32 1.03–1.07× and
+  /// int64 1.01–1.05× (best of 5 rounds; 2^22, in the L3, 0.97–1.05×; docs/benchmarks.md).
+  /// The other copies keep their own rule.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  static constexpr bool kChoosesPairLoads = true;
+#else
+  static constexpr bool kChoosesPairLoads = false;
+#endif
+
+  /// f(kPairLoads), a std::bool_constant: whether first sweeps over words from Src take
+  /// lane_stages_of's loads; `pairs` (Geometry::lane_pair_loads) decides where the copy may
+  /// choose and the words are T's own (16-bit floats are shuffled either way).
+  template <class Src, class F>
+  static HWY_INLINE decltype(auto) with_pair_loads(bool pairs, F&& f) {
+    if constexpr (kChoosesPairLoads && std::is_same_v<Src, T>) {
+      if (!pairs) return f(std::false_type{});
+    }
+    return f(std::true_type{});
+  }
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   struct EvenAndOdd {
@@ -628,8 +656,8 @@ struct SimdOps {
   /// into the order of `route`. kBounded (integer words): each group of kR vectors is first
   /// checked as below() checks against `limit`, and the sweep stops at the first that fails.
   /// Returns the words transformed: n, or the start of the group that failed.
-  template <int kR, bool kScaled = false, bool kOrdered = false, bool kBounded = false, bool kLead = false, class Src,
-            class Dst>
+  template <int kR, bool kScaled = false, bool kOrdered = false, bool kBounded = false, bool kLead = false,
+            bool kPairLoads = true, class Src, class Dst>
   static std::size_t first_sweep_r(Dst* x, const Src* from, std::size_t n, T factor = T(1),  // from may be x
                                    const Route* route = nullptr, int limit = 0) {
     const LaneStages c;
@@ -647,8 +675,8 @@ struct SimdOps {
       }
       V v[kR];
 #pragma GCC unroll 16
-      for (int r = 0; r + 1 < kR; ++r) v[r] = lane_stages_of<true>(from + base + r * kLanes, c);
-      v[kR - 1] = lane_stages_of(from + base + (kR - 1) * kLanes, c);
+      for (int r = 0; r + 1 < kR; ++r) v[r] = lane_stages_of<true, kPairLoads>(from + base + r * kLanes, c);
+      v[kR - 1] = lane_stages_of<false, kPairLoads>(from + base + (kR - 1) * kLanes, c);
       radix_in_registers<kR>(v);
       if constexpr (kOrdered) route_registers<kR>(v, *route);
 #pragma GCC unroll 16
@@ -663,16 +691,19 @@ struct SimdOps {
   /// whole transform of 2^stages words), that group and the rest are left as they were. The check rides on the sweep: as a pass of its own over
   /// each L1 leaf before it, the first to bring the leaf into L1, it took int32 and int64
   /// transforms at 2^10 … 2^18 1.08–1.25× as long as no check (docs/benchmarks.md).
-  static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit, bool lead = false) {
+  static BoundedSweep first_sweep_bounded(T* x, int m, const T* src, int limit, bool lead = false, bool pairs = true) {
     constexpr int kGroupLog2 = kLanesLog2 + kRadixLog2;
     const std::size_t n = std::size_t{1} << m;
     if (m < kGroupLog2) {  // no whole group: checked, then transformed
       if (!below(src, n, limit)) return {0, 0};
-      return {n, first_sweep(x, m, src == x ? nullptr : src)};
+      return {n, first_sweep(x, m, src == x ? nullptr : src, -1, false, pairs)};
     }
     constexpr int kR = 1 << kRadixLog2;
-    const std::size_t done = lead ? first_sweep_r<kR, false, false, true, true>(x, src, n, T(1), nullptr, limit)
-                                  : first_sweep_r<kR, false, false, true>(x, src, n, T(1), nullptr, limit);
+    const std::size_t done = with_pair_loads<T>(pairs, [&](auto loads) {
+      constexpr bool kPairLoads = decltype(loads)::value;
+      return lead ? first_sweep_r<kR, false, false, true, true, kPairLoads>(x, src, n, T(1), nullptr, limit)
+                  : first_sweep_r<kR, false, false, true, false, kPairLoads>(x, src, n, T(1), nullptr, limit);
+    });
     return {done, kGroupLog2};
   }
 
@@ -683,11 +714,12 @@ struct SimdOps {
   /// (docs/benchmarks.md). A leaf (16 KiB) ahead measured the same.
   static constexpr std::size_t kLeadBytes = 4096;
 
-  /// Src: T, or 16-bit floats widened as they are loaded (kHalves).
+  /// Src: T, or 16-bit floats widened as they are loaded (kHalves). pairs:
+  /// Geometry::lane_pair_loads (with_pair_loads).
   template <class Src = T>
-  static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1, bool lead = false) {
+  static int first_sweep(T* x, int m, const Src* src = nullptr, int upto = -1, bool lead = false, bool pairs = true) {
     if constexpr (!std::is_same_v<Src, T>) {
-      if (src == nullptr) return first_sweep<T>(x, m, nullptr, upto, lead);
+      if (src == nullptr) return first_sweep<T>(x, m, nullptr, upto, lead, pairs);
     }
     if (upto < 0 || upto > m) upto = m;
     if (m < kLanesLog2) return ScalarOps<T>::first_sweep(x, m, src, upto);
@@ -700,8 +732,13 @@ struct SimdOps {
       return upto;
     }
     const int k = upto - kLanesLog2 < kRadixLog2 ? upto - kLanesLog2 : kRadixLog2;
-    if (lead && k == kRadixLog2) first_sweep_r<1 << kRadixLog2, false, false, false, true>(x, from, n);
-    else first_sweep_k(x, from, n, k, T(1));
+    if (lead && k == kRadixLog2) {
+      with_pair_loads<Src>(pairs, [&](auto loads) {
+        first_sweep_r<1 << kRadixLog2, false, false, false, true, decltype(loads)::value>(x, from, n);
+      });
+    } else {
+      first_sweep_k(x, from, n, k, T(1), nullptr, pairs);
+    }
     return kLanesLog2 + k;
   }
 
@@ -712,11 +749,11 @@ struct SimdOps {
   /// H: 16-bit floats, or T itself. With a route (route_for(upto, ·)), the rows also go into
   /// its order in the registers.
   template <class H>
-  static bool first_sweep_only(H* x, int m, int upto, T factor, const Route* route = nullptr) {
+  static bool first_sweep_only(H* x, int m, int upto, T factor, const Route* route = nullptr, bool pairs = true) {
     if (m < kLanesLog2 || upto > kLanesLog2 + kRadixLog2) return false;
     const std::size_t n = std::size_t{1} << m;
     if (upto < kLanesLog2) in_vector_stages(x, x, n, upto, factor, route);
-    else first_sweep_k(x, x, n, upto - kLanesLog2, factor, route);
+    else first_sweep_k(x, x, n, upto - kLanesLog2, factor, route, pairs);
     return true;
   }
 
@@ -754,15 +791,24 @@ struct SimdOps {
     }
   }
 
-  /// first_sweep_r: the in-vector stages and k ≤ kRadixLog2 across vectors.
+  /// first_sweep_r: the in-vector stages and k ≤ kRadixLog2 across vectors (pairs:
+  /// with_pair_loads).
   template <class Src, class Dst>
-  static void first_sweep_k(Dst* x, const Src* from, std::size_t n, int k, T factor, const Route* route = nullptr) {
+  static void first_sweep_k(Dst* x, const Src* from, std::size_t n, int k, T factor, const Route* route = nullptr,
+                            bool pairs = true) {
+    with_pair_loads<Src>(pairs, [&](auto loads) __attribute__((always_inline)) {
+      first_sweep_k_r<decltype(loads)::value>(x, from, n, k, factor, route);
+    });
+  }
+
+  template <bool kPairLoads, class Src, class Dst>
+  static HWY_INLINE void first_sweep_k_r(Dst* x, const Src* from, std::size_t n, int k, T factor, const Route* route) {
     with_flags(factor, route, [&](auto scaled, auto ordered) {
       constexpr bool kScaled = decltype(scaled)::value, kOrdered = decltype(ordered)::value;
-      if (k == 0) first_sweep_r<1, kScaled, kOrdered>(x, from, n, factor, route);
+      if (k == 0) first_sweep_r<1, kScaled, kOrdered, false, false, kPairLoads>(x, from, n, factor, route);
       else
         at_radix<kRadixLog2>(k, [&](auto r) {
-          first_sweep_r<decltype(r)::value, kScaled, kOrdered>(x, from, n, factor, route);
+          first_sweep_r<decltype(r)::value, kScaled, kOrdered, false, false, kPairLoads>(x, from, n, factor, route);
         });
     });
   }

@@ -56,6 +56,10 @@ struct Geometry {
   /// page past those it reads (SimdOps::kLeadBytes): the leaves of arrays beyond the L3 come
   /// from memory, a page at a time for the hardware's prefetchers; never by default.
   std::size_t lead_from_bytes = std::numeric_limits<std::size_t>::max();
+  /// Whether first sweeps take the first in-vector stage's two operands by duplicating loads
+  /// (SimdOps::lane_stages_of) instead of one load and a shuffle, in the copy that may do
+  /// either (AVX-512, SimdOps::kChoosesPairLoads); the other copies keep their own rule.
+  bool lane_pair_loads = true;
   /// From this CPU's cache sizes (sysconf, and Linux's sysfs for the L3), with defaults where
   /// they are unknown.
   static const Geometry& of_this_cpu() noexcept;
