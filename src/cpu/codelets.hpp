@@ -524,11 +524,13 @@ struct SimdOps {
   /// Whether the first sweeps take lane_stages_of's loads or its shuffle as the Geometry says
   /// (Geometry::lane_pair_loads, with_pair_loads): the AVX-512 copy, which both Intel's and
   /// AMD's cores run. On the Intel Xeon VM of model 207 the loads took every word type at
-  /// 2^8 … 2^18 1.01–1.08× faster. On the AMD EPYC Zen 4 VM (whose doubles' loads at p + 1,
-  /// 64 bytes from 8 past a line's start, straddle two lines for every vector) the shuffle
-  /// took 2^8 … 2^21 floats 1.03–1.06× faster, doubles 1.05–1.12×, int32 1.03–1.07× and
-  /// int64 1.01–1.05× (best of 5 rounds; 2^22, in the L3, 0.97–1.05×; docs/benchmarks.md).
-  /// The other copies keep their own rule.
+  /// 2^8 … 2^18 1.01–1.08× faster. On the AMD EPYC Zen 4 VM a 512-bit `vmovsldup` or
+  /// `vmovddup` from memory takes a shuffle pipe as well as a load (two of them beside six
+  /// `vpermilps` took as long as eight `vpermilps`, two plain loads as long as six), so the
+  /// loads save no shuffle there and add a load, and the doubles' loads at p + 1 straddle two
+  /// lines (1.6× a load within one); the shuffle took 2^8 … 2^21 floats 1.03–1.06× faster,
+  /// doubles 1.05–1.12×, int32 1.03–1.07× and int64 1.01–1.05× (best of 5 rounds; 2^22, in
+  /// the L3, 0.97–1.05×; docs/benchmarks.md). The other copies keep their own rule.
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   static constexpr bool kChoosesPairLoads = true;
 #else
