@@ -266,10 +266,7 @@ const Geometry& Geometry::of_this_cpu() noexcept {
     // (2^18 … 2^22 floats 0.97–1.03×, best of many calls; docs/benchmarks.md).
     else if (is_amd() && l3 > 0) r.lead_from_bytes = l3;
     // The AVX-512 copy's first sweeps take the first in-vector stage by two duplicating loads
-    // on Intel CPUs and by a load and a shuffle on AMD's (SimdOps::kChoosesPairLoads has the
-    // measurements: on the AMD EPYC Zen 4 VM the shuffle took floats at 2^8 … 2^21
-    // 1.03–1.06× less time and doubles 1.05–1.12×; on the Intel Xeon VM of model 207 the
-    // loads were the faster, 1.01–1.08×).
+    // on Intel CPUs and by a load and a shuffle on AMD's (SimdOps::kChoosesPairLoads says why).
     r.lane_pair_loads = !is_amd();
     return r;
   }();

@@ -302,7 +302,6 @@ class Pipeline {
         leaf_(bits_of(g.leaf_bytes)),
         lo_(n),
         lead_((sizeof(W) << n) >= g.lead_from_bytes),
-        pair_loads_(g.lane_pair_loads),
         block_words_(std::size_t{1} << std::max(bits_of(g.block_bytes), leaf_)) {
     // An array within one L1 leaf is one block (lo_ = n) on one thread: no walk or team to
     // plan, which was most of a small call's fixed cost. This constructor and run() are
@@ -461,7 +460,7 @@ class Pipeline {
       rotate_words(x, n, rotate);
       return upto;
     }
-    int s = s0 == 0 ? Ops::first_sweep(x, m, src, upto, lead_, pair_loads_) : s0;
+    int s = s0 == 0 ? Ops::first_sweep(x, m, src, upto, lead_, geometry_->lane_pair_loads) : s0;
     if (s >= upto) {  // the first sweep was the only one
       scale_range(x, n, scale);
       rotate_words(x, n, rotate);
@@ -795,7 +794,7 @@ class Pipeline {
       const int leaf = leaf_of(m, m);
       const std::size_t leaf_words = std::size_t{1} << leaf;
       for (std::size_t i = 0; i < words; i += leaf_words) {
-        const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_, lead_, pair_loads_);
+        const BoundedSweep first = Ops::first_sweep_bounded(x + i, leaf, src + i, limit_, lead_, geometry_->lane_pair_loads);
         if (first.words < leaf_words) {
           if (src == x) {
             undo(x + i, first.words >> first.stages, first.stages);  // its groups done: transforms of 2^stages
@@ -852,7 +851,7 @@ class Pipeline {
   /// if there is one: then the first sweep covers them whole).
   template <class H>
   void run16(H* at, int run, int log2n, W factor, W* scratch) const {
-    if (Ops::first_sweep_only(at, run, log2n, factor, route_, pair_loads_)) return;
+    if (Ops::first_sweep_only(at, run, log2n, factor, route_, geometry_->lane_pair_loads)) return;
     if (run < Ops::kLanesLog2) return short_run(at, run, log2n, factor);
     const std::size_t n = std::size_t{1} << run;
     int k = 0;
@@ -874,7 +873,7 @@ class Pipeline {
   /// the first sweep's registers; a run shorter than a vector word by word.
   void ordered_run(W* at, int run, int log2n, W factor) const {
     if constexpr (!std::is_void_v<Route>) {
-      if (!Ops::first_sweep_only(at, run, log2n, factor, route_, pair_loads_)) short_run(at, run, log2n, factor);
+      if (!Ops::first_sweep_only(at, run, log2n, factor, route_, geometry_->lane_pair_loads)) short_run(at, run, log2n, factor);
     }
   }
 
@@ -1374,7 +1373,6 @@ class Pipeline {
   bool whole_l1_ = false;  ///< whether a leaf may be all of L1, twice leaf_ (leaf_of; plan_walk sets it)
   bool prefetch_ = false;  ///< whether blocks prefetch the next one (Geometry::prefetch_from_bytes)
   bool lead_ = false;  ///< whether first sweeps prefetch a page ahead (Geometry::lead_from_bytes)
-  bool pair_loads_ = true;  ///< Geometry::lane_pair_loads
   std::size_t block_words_ = 1;
   int limit_ = 0;  ///< wht_bounded: inputs must be below 2^limit_ in magnitude
   const Route* route_ = nullptr;  ///< wht_rows: the order its rows go into in registers
