@@ -293,12 +293,17 @@ struct SimdOps {
   /// All log2 R stages over R vectors held in registers, vector r belonging to row r (VV: V,
   /// or the wider vectors of TileTag).
   ///
-  /// Radix 8 and 16 on 32-register targets, floating point: every other butterfly runs on
-  /// the FMA units. AMD Zen 4 adds on two pipes and multiplies-adds on two others, and one add
-  /// per vector and stage kept the two adders the limit of these sweeps: at radix 16 floats at
+  /// Radix 8 and 16 on 32-register targets, floating point (the first sweep's rule): every
+  /// other butterfly of floats runs on the FMA units, one in four of doubles. AMD Zen 4 adds on
+  /// two pipes and multiplies-adds on two others, and one add per vector and stage kept the two
+  /// adders the limit of these sweeps: with every other butterfly on the FMA units, floats at
   /// 2^14 … 2^21 ran 1.05–1.20× faster, doubles at 2^11 … 2^16 1.05–1.07×; at radix 8 (the
   /// sweeps across L1 leaves) a sweep in L1 went from 3.0 to 2.6 cycles per vector, whole
-  /// transforms 1.01–1.02× (docs/benchmarks.md). At radix 4 and below the stores are the limit.
+  /// transforms 1.01–1.02×. The first sweep's in-vector stages put their FMAs on those units
+  /// too, and for doubles one butterfly in four there instead of every other took 2^8 … 2^20
+  /// 1.02–1.07× faster; for floats (one in-vector stage more) it gained nothing, nor did one
+  /// in eight for either (docs/benchmarks.md). The sweeps after the first take one in four
+  /// (column_stages). At radix 4 and below the stores are the limit.
   /// (On Intel's AVX-512 cores adds and FMAs share their ports at the same latency, which
   /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower, and on the
   /// first Zen's 128-bit vectors (avx2_128) no faster: every other butterfly of the radix-8
@@ -315,8 +320,12 @@ struct SimdOps {
       for (int p = 0; p < kR / 2; ++p) {
         const int q = (p / kT) * 2 * kT + p % kT;
         if constexpr (kFloat) {
-          constexpr bool kEveryOther = kOnFma == OnFma::target && kR >= 8 && kTargetRadixLog2 >= 4;
-          if (kOnFma == OnFma::all || (kOnFma == OnFma::quarter && p % 4 == 3) || (kEveryOther && p % 2 == 1)) {
+          // One butterfly in kEvery on the FMA units (0: none).
+          constexpr int kEvery = kOnFma == OnFma::all       ? 1
+                                 : kOnFma == OnFma::quarter ? 4
+                                 : kR >= 8 && kTargetRadixLog2 >= 4 ? (sizeof(T) == 8 ? 4 : 2)
+                                                                    : 0;
+          if (kEvery > 0 && p % kEvery == kEvery - 1) {
             butterfly_on_fma(v[q], v[q + kT]);
             continue;
           }
@@ -359,12 +368,17 @@ struct SimdOps {
 #endif
 
   /// radix_in_registers for the sweeps after the first (columns_r, columns_to_r, columns_middle_r);
-  /// kInL1: a sweep within an L1 leaf (columns_in_l1).
+  /// kInL1: a sweep within an L1 leaf (columns_in_l1). On 32-register targets, one butterfly
+  /// in four of radix 8 and 16 on the FMA units, not every other as in the first sweep: on the
+  /// AMD EPYC Zen 4 VM a one-off radix-8 loop took 1.57 TSC ticks a vector in L1 so against
+  /// 1.83, 1.82–2.06 in L2 against 1.90–2.23, and radix 16 in L1 2.59 against 2.79; whole
+  /// transforms of floats 1.00–1.05× faster (docs/benchmarks.md).
   template <int kR, bool kInL1 = false>
   static HWY_INLINE void column_stages(V* v) {
-    constexpr OnFma kOnFma = kColumnsOnFma && kR >= 8           ? OnFma::all
-                             : kQuarterOnFma && kInL1 && kR == 8 ? OnFma::quarter
-                                                                 : OnFma::target;
+    constexpr OnFma kOnFma = kColumnsOnFma && kR >= 8                  ? OnFma::all
+                             : kQuarterOnFma && kInL1 && kR == 8        ? OnFma::quarter
+                             : kTargetRadixLog2 >= 4 && kR >= 8         ? OnFma::quarter
+                                                                        : OnFma::target;
     radix_in_registers<kR, 1, kOnFma>(v);
   }
 
