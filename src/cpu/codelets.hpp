@@ -301,9 +301,9 @@ struct SimdOps {
   /// sweeps across L1 leaves) a sweep in L1 went from 3.0 to 2.6 cycles per vector, whole
   /// transforms 1.01–1.02×. The first sweep's in-vector stages put their FMAs on those units
   /// too, and for doubles one butterfly in four there instead of every other took 2^8 … 2^20
-  /// 1.02–1.07× faster; for floats (one in-vector stage more) it gained nothing, nor did one
-  /// in eight for either (docs/benchmarks.md). The sweeps after the first take one in four
-  /// (column_stages). At radix 4 and below the stores are the limit.
+  /// 1.02–1.07× faster (one in eight did as well); the floats' first sweep, with one
+  /// in-vector stage more, gained from neither (docs/benchmarks.md). The sweeps after the
+  /// first take one in four (column_stages). At radix 4 and below the stores are the limit.
   /// (On Intel's AVX-512 cores adds and FMAs share their ports at the same latency, which
   /// changes nothing; on Zen 2/3 with AVX2, 16 registers, it measured slower, and on the
   /// first Zen's 128-bit vectors (avx2_128) no faster: every other butterfly of the radix-8
