@@ -372,7 +372,8 @@ struct SimdOps {
   /// in four of radix 8 and 16 on the FMA units, not every other as in the first sweep: on the
   /// AMD EPYC Zen 4 VM a one-off radix-8 loop took 1.57 TSC ticks a vector in L1 so against
   /// 1.83, 1.82–2.06 in L2 against 1.90–2.23, and radix 16 in L1 2.59 against 2.79; whole
-  /// transforms of floats 1.00–1.05× faster (docs/benchmarks.md).
+  /// transforms of floats at 2^11 … 2^23 1.01–1.06× faster at 10 of the 13 sizes, 0.99–1.00×
+  /// at the others (docs/benchmarks.md).
   template <int kR, bool kInL1 = false>
   static HWY_INLINE void column_stages(V* v) {
     constexpr OnFma kOnFma = kColumnsOnFma && kR >= 8                  ? OnFma::all
