@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fastconv/backend.hpp"
 #include "fastconv/conv2d.hpp"
@@ -450,6 +453,25 @@ TEST_F(Cli, BenchUsageErrors) {
   expect_bad_input("bench dyadic --repeats -1", "--repeats");
   expect_bad_input("bench wht --backend gpu", "valid backends are auto, reference, cpu");
   expect_bad_input("bench wht --log2n 40 --batch 100000000", "more elements than memory can address");
+}
+
+// Sizes whose buffers cannot fit the memory this process may use are refused before the table's
+// first row: exit 1 (the machine's limit, not the arguments' form), one line saying what needs
+// how much, and what to change. 2^40 float32 points need 8 TiB for the input and the array.
+TEST_F(Cli, BenchRefusesSizesBeyondMemory) {
+  for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {"bench wht --log2n 10:40 --repeats 1", "bench wht at 2^40 float32 points needs 8.0 TiB, "},
+           {"bench wht --dtype float32,float64 --log2n 39 --repeats 1", "bench wht at 2^39 float32 points needs 4.0 TiB, "},
+           {"bench dyadic --dtype float64 --log2n 38 --batch 2", "bench dyadic at 2^38 float64 points in 2 rows needs 16.0 TiB, "}}) {
+    const auto before = files();
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+    EXPECT_EQ(r.err.rfind("fastconv: error: " + fragment, 0), 0u) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(" available: use a smaller --log2n or --batch\n"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(files(), before) << args;
+  }
 }
 
 TEST_F(Cli, BenchGajicTable) {

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "common.hpp"
+#include "core/memory.hpp"
 #include "paper_tables.hpp"
 
 namespace fastconv::cli {
@@ -222,6 +223,29 @@ void bench_dyadic(Context& ctx, int log2n, std::mt19937_64& rng) {
   print(ctx, {"dyadic-system", dtype_of<T>, log2n, sys, bytes});
 }
 
+/// Refuses, before the first row is printed, a largest size whose buffers cannot fit in the
+/// memory this process may use (detail::available_memory_bytes). Otherwise the table's smaller
+/// sizes would print first and the largest end in std::bad_alloc's bare "out of memory", or in
+/// the kernel's OOM killer part-way through its buffers' first touch. The buffers counted are
+/// the tool's own: wht, the input and the array restored from it; dyadic, F (built through a
+/// temporary of its size), its output, G (the same) and the two spectra (DyadicSystem's, and
+/// convolve's). The library checks its own work buffers as it allocates them.
+void require_bench_memory(const BenchArgs& args, const std::vector<DType>& dtypes, const SizeRange& range) {
+  const std::uint64_t n = std::uint64_t{1} << range.last, rows = args.batch;  // rows · n · 16 fits (run_bench)
+  const std::uint64_t words = args.kind == Kind::wht ? 2 * rows * n : 2 * rows * n + 4 * n;
+  for (const DType dtype : dtypes) {
+    const std::string what = std::string(args.kind == Kind::wht ? "bench wht" : "bench dyadic") + " at 2^" +
+                             std::to_string(range.last) + " " + std::string(to_string(dtype)) + " points" +
+                             (rows > 1 ? " in " + std::to_string(rows) + " rows" : "");
+    try {
+      detail::require_elements(words, size_of(dtype), what);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::out_of_memory) throw;
+      throw Error(e.code(), std::string(e.what()) + ": use a smaller --log2n or --batch");
+    }
+  }
+}
+
 int run_bench(const BenchArgs& args) {
   const std::vector<DType> dtypes = parse_dtypes(args.dtypes);
   const SizeRange range = parse_range(args.log2n);
@@ -231,6 +255,7 @@ int run_bench(const BenchArgs& args) {
     usage_error("--batch " + std::to_string(args.batch) + " with --log2n " + args.log2n + ": " +
                 std::to_string(args.batch) + " rows of 2^" + std::to_string(range.last) +
                 " points are more elements than memory can address");
+  require_bench_memory(args, dtypes, range);
   Context ctx{args, args.compute.make_backend(), 0};
   ctx.threads = threads_used(ctx.backend, args.compute.threads);
 

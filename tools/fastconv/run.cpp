@@ -52,7 +52,7 @@ int fastconv::cli::run(int argc, char** argv) {
   } catch (const Error& e) {
     return fail(e.what(), cli::exit_code(e));
   } catch (const std::bad_alloc&) {
-    return fail("out of memory", 1);
+    return fail("out of memory: the data did not fit in the memory this process may use; give it smaller inputs or sizes, or run it where more memory is free", 1);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what(), 1);
   }
