@@ -227,8 +227,8 @@ void bench_dyadic(Context& ctx, int log2n, std::mt19937_64& rng) {
 /// memory this process may use (detail::available_memory_bytes). Otherwise the table's smaller
 /// sizes would print first and the largest end in std::bad_alloc's bare "out of memory", or in
 /// the kernel's OOM killer part-way through its buffers' first touch. The buffers counted are
-/// the tool's own: wht, the input and the array restored from it; dyadic, F (built through a
-/// temporary of its size), its output, G (the same) and the two spectra (DyadicSystem's, and
+/// the tool's own: wht, the input and the array restored from it; dyadic, F and its output, G
+/// (built through a temporary of its size) and the two spectra (DyadicSystem's, and
 /// convolve's). The library checks its own work buffers as it allocates them.
 void require_bench_memory(const BenchArgs& args, const std::vector<DType>& dtypes, const SizeRange& range) {
   const std::uint64_t n = std::uint64_t{1} << range.last, rows = args.batch;  // rows · n · 16 fits (run_bench)
