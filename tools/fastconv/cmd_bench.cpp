@@ -237,12 +237,8 @@ void require_bench_memory(const BenchArgs& args, const std::vector<DType>& dtype
     const std::string what = std::string(args.kind == Kind::wht ? "bench wht" : "bench dyadic") + " at 2^" +
                              std::to_string(range.last) + " " + std::string(to_string(dtype)) + " points" +
                              (rows > 1 ? " in " + std::to_string(rows) + " rows" : "");
-    try {
-      detail::require_elements(words, size_of(dtype), what);
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::out_of_memory) throw;
-      throw Error(e.code(), std::string(e.what()) + ": use a smaller --log2n or --batch");
-    }
+    advising_on_out_of_memory(": use a smaller --log2n or --batch",
+                              [&] { detail::require_elements(words, size_of(dtype), what); });
   }
 }
 

@@ -6,6 +6,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fastconv/fastconv.hpp"
@@ -102,16 +104,22 @@ decltype(auto) with_transform_type(DType dtype, Body&& body) {
   }
 }
 
-/// Runs the in-memory path of a command that also has --out-of-core: an out_of_memory Error
-/// gains the advice " (try --out-of-core)".
+/// Runs `body`; an out_of_memory Error it throws gains `advice` at the end of its message.
 template <class Body>
-int suggesting_out_of_core(Body&& body) {
+decltype(auto) advising_on_out_of_memory(std::string_view advice, Body&& body) {
   try {
     return body();
   } catch (const Error& e) {
     if (e.code() != ErrorCode::out_of_memory) throw;
-    throw Error(e.code(), std::string(e.what()) + " (try --out-of-core)");
+    throw Error(e.code(), std::string(e.what()) + std::string(advice));
   }
+}
+
+/// Runs the in-memory path of a command that also has --out-of-core: an out_of_memory Error
+/// gains the advice " (try --out-of-core)".
+template <class Body>
+int suggesting_out_of_core(Body&& body) {
+  return advising_on_out_of_memory(" (try --out-of-core)", std::forward<Body>(body));
 }
 
 /// --out-of-core, --memory and --quiet (out_of_core_cli.cpp).
