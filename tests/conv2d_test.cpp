@@ -12,6 +12,7 @@
 
 #include "fastconv/conv2d.hpp"
 #include "nn/kernels.hpp"
+#include "nn/lengths.hpp"
 
 namespace {
 
@@ -278,6 +279,63 @@ TEST(Conv2dErrorsTest, SizesThatOverflowAreRefused) {
   s = {1, std::size_t{1} << 31, 1, 1, std::size_t{1} << 31, 1, 1, {}};
   expect_error([&] { s.validate(); }, ErrorCode::invalid_argument,
                "is too large: the size in bytes of the K*C*Kh*Kw weights overflows 64 bits");
+}
+
+// Work that cannot fit is refused before anything is allocated: `fastconv conv2d --padding 20000
+// --algorithm fft2d` (2 filters on a 4x4 image, a 12.8 GB output) had been ended by the OOM
+// killer after 33 s at 24 GB. So is an FFT longer than the library takes (FFTW counts in int):
+// FFTW was handed the length cast to int. A plan only is made: nothing large is allocated.
+TEST(Conv2dErrorsTest, WorkBeyondMemoryOrFftExtentsIsRefusedBeforeAllocating) {
+  using fastconv::ErrorCode;
+  // 2^21 + 4 padded rows and columns: terabytes of FFT work space, and of auto's sample output.
+  const Conv2dShape huge{1, 1, 4, 4, 2, 3, 3, fastconv::Padding::same_all(std::size_t{1} << 20)};
+  const std::vector<float> w(huge.weight_size());
+  expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::fft2d); }, ErrorCode::out_of_memory,
+               "conv2d fft2d: its work space for FFTs of ");
+  expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::auto_); }, ErrorCode::out_of_memory,
+               "conv2d auto: the sample input and output it races the algorithms on needs ");
+  // PolyHankel's polynomial has about 2^42 terms, and 2^38 in the thinnest of its bands.
+  expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::polyhankel); },
+               ErrorCode::unsupported, "is beyond the FFT library's longest, 2147483647");
+  // One padded row of 2^31 + 4 points: a few GB, but beyond FFTW's int for either FFT algorithm.
+  const Conv2dShape wide{1, 1, 1, 4, 1, 1, 1, {0, 0, std::size_t{1} << 31, 0}};
+  const std::vector<float> one(1, 1.0f);
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+    expect_error([&] { fastconv::Conv2dPlan<float>(wide, one, {}, algorithm); }, ErrorCode::unsupported,
+                 "points along one dimension is beyond the FFT library's longest, 2147483647");
+}
+
+/// next_smooth against the definition: counting up from `at_least` to the first number with no
+/// prime factor above 7 (even, when asked), and far out against a sorted list of every 7-smooth
+/// number below 2^45, built by multiplying out from 1.
+TEST(Conv2dLengthsTest, NextSmoothIsTheSmallestSevenSmoothNumberAtLeastTheRequest) {
+  using fastconv::nn::next_smooth;
+  const auto smooth = [](std::size_t n) {
+    for (const std::size_t p : {2, 3, 5, 7})
+      while (n % p == 0) n /= p;
+    return n == 1;
+  };
+  for (std::size_t at_least = 0; at_least <= 20000; ++at_least)
+    for (const bool even : {false, true}) {
+      std::size_t n = std::max<std::size_t>(at_least, 1);
+      while (!smooth(n) || (even && n % 2 == 1 && n > 1)) ++n;
+      ASSERT_EQ(next_smooth(at_least, even), n) << at_least << (even ? ", even" : "");
+    }
+  std::vector<std::size_t> all{1};  // each once: its factors taken prime by prime
+  for (const std::size_t p : {2, 3, 5, 7})
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i] * p < (std::size_t{1} << 45)) all.push_back(all[i] * p);
+  std::sort(all.begin(), all.end());
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::size_t at_least = (std::size_t{1} << 20) + rng() % ((std::size_t{1} << 44) - (std::size_t{1} << 20));
+    const std::size_t odd_or_even = *std::lower_bound(all.begin(), all.end(), at_least);
+    EXPECT_EQ(next_smooth(at_least, false), odd_or_even) << at_least;
+    const auto even = std::find_if(std::lower_bound(all.begin(), all.end(), at_least), all.end(),
+                                   [](std::size_t n) { return n % 2 == 0; });
+    EXPECT_EQ(next_smooth(at_least, true), *even) << at_least;
+  }
+  EXPECT_EQ(next_smooth(std::numeric_limits<std::size_t>::max(), false), std::numeric_limits<std::size_t>::max());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/backend_impl.hpp"
+#include "core/memory.hpp"
 #include "nn/blas.hpp"
 #include "nn/fft.hpp"
 #include "nn/kernels.hpp"
@@ -158,9 +159,10 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
           s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), threads};
 }
 
-/// Builds every applicable kernel and races them on a deterministic sample input, in rounds
-/// that run every candidate still in the race once, so that a burst of noise (other
-/// processes, a busy neighbour on a VM) falls on all of them alike; the fastest by median
+/// Builds every applicable kernel (but those refused: nn::Refusals) and races them on a
+/// deterministic sample input, in rounds that run every candidate still in the race once, so
+/// that a burst of noise (other processes, a busy neighbour on a VM) falls on all of them
+/// alike; the fastest by median
 /// wins, and its plan work is not repeated. Candidates whose median is over 1.5× the best's
 /// leave the race after 3 rounds, or after the first if their runs take over 0.2 s (noise does
 /// not make a run that long 1.5× slower, and each sample costs). The rounds go on until they
@@ -172,6 +174,8 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
+  detail::require_elements(s.input_size() + s.output_size(), sizeof(T),
+                           "conv2d auto: the sample input and output it races the algorithms on");
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 17) - 8) / T(8);
   struct Candidate {
@@ -181,8 +185,11 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     double median = 0;  ///< of `seconds`, as of the last round
   };
   std::vector<Candidate> race;
+  nn::Refusals refusals;  // an algorithm whose work arrays do not fit leaves the others to race
   for (Conv2dAlgorithm candidate : kMeasured)
-    if (conv2d_supports(candidate, s)) race.push_back({candidate, make_kernel(candidate, args), {}});
+    if (conv2d_supports(candidate, s))
+      refusals.made([&] { race.push_back({candidate, make_kernel(candidate, args), {}}); });
+  if (race.empty()) refusals.rethrow_first();
   for (int round = 1;; ++round) {
     double best = 1e300;
     for (Candidate& c : race) {

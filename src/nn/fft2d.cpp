@@ -12,10 +12,11 @@ template <class T>
 class PaddedImageLayout {
  public:
   explicit PaddedImageLayout(const Conv2dShape& s)
-      : s_(s), fh_(next_smooth(s.height + s.padding.top + s.padding.bottom, false)),
-        fw_(next_smooth(s.width + s.padding.left + s.padding.right, true)) {}
+      : s_(s), fh_(smooth_fft_extent(s.height + s.padding.top + s.padding.bottom, false)),
+        fw_(smooth_fft_extent(s.width + s.padding.left + s.padding.right, true)) {}
 
-  std::vector<int> dims() const { return {static_cast<int>(fh_), static_cast<int>(fw_)}; }
+  static constexpr std::string_view name = "fft2d";
+  std::vector<std::size_t> dims() const { return {fh_, fw_}; }
   std::size_t bands() const { return 1; }
 
   void place_input(const T* plane, std::size_t /*band*/, T* real) const {
@@ -49,8 +50,8 @@ template <class T>
 KernelPtr<T> make_fft2d(const KernelArgs<T>& args) {
   PaddedImageLayout<T> layout(args.shape);
   const auto dims = layout.dims();
-  return std::make_unique<SpectralConv<T, PaddedImageLayout<T>>>(
-      args, std::move(layout), fft_planning(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1])));
+  const FftPlanning planning = fft_planning(real_fft_sizes(dims).first);
+  return std::make_unique<SpectralConv<T, PaddedImageLayout<T>>>(args, std::move(layout), planning);
 }
 
 template KernelPtr<float> make_fft2d(const KernelArgs<float>&);

@@ -50,9 +50,9 @@ struct RealFftPair<T>::Plans {
 
 /// The plans are made on scratch arrays aligned like every row they will be executed on.
 template <class T>
-RealFftPair<T>::RealFftPair(std::vector<int> dims, FftPlanning planning)
+RealFftPair<T>::RealFftPair(const std::vector<std::size_t>& dims, FftPlanning planning)
     : plans_(std::make_unique<Plans>()) {
-  dimensions(std::move(dims));
+  dimensions(dims);
   AlignedArray<T> r(real_);
   AlignedArray<complex> c(bins_);
   auto* cc = reinterpret_cast<typename Fftw<T>::complex*>(c.data());

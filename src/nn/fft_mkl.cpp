@@ -44,9 +44,9 @@ struct RealFftPair<T>::Plans {
 };
 
 template <class T>
-RealFftPair<T>::RealFftPair(std::vector<int> dims, FftPlanning /*planning*/)
+RealFftPair<T>::RealFftPair(const std::vector<std::size_t>& dims, FftPlanning /*planning*/)
     : plans_(std::make_unique<Plans>()) {
-  dimensions(std::move(dims));
+  dimensions(dims);
   const auto last = static_cast<std::size_t>(dims_.back());
   // Strides (offset first, then one per dimension, innermost 1) of the real array and of the
   // complex one, whose last dimension holds last/2 + 1 bins.

@@ -6,9 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stdexcept>
 
 #include "fastconv/conv2d.hpp"
+#include "fastconv/error.hpp"
 
 namespace fastconv::nn {
 
@@ -68,5 +71,35 @@ T bias_of(std::span<const T> bias, std::size_t k) noexcept {
 }
 
 inline int resolve_threads(int threads) noexcept { return threads > 0 ? threads : omp_get_max_threads(); }
+
+/// The candidates a measured choice (auto's race of the algorithms, polyhankel's FFT length and
+/// bands) could not make: those refused for memory (out_of_memory) or for an FFT beyond the
+/// library's extents (unsupported) are left out while the others are measured; when none is
+/// left, the first refusal is the choice's error.
+class Refusals {
+ public:
+  /// Runs `make`: true when it returned; false when it was refused (kept when it is the first).
+  /// Other Errors pass through.
+  template <class Make>
+  bool made(Make&& make) {
+    try {
+      make();
+      return true;
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::out_of_memory && e.code() != ErrorCode::unsupported) throw;
+      if (!first_) first_.emplace(e);
+      return false;
+    }
+  }
+
+  /// Throws the first refusal; called when every candidate was refused.
+  [[noreturn]] void rethrow_first() const {
+    if (!first_) throw std::logic_error("conv2d: a choice found no candidate and none was refused");
+    throw *first_;
+  }
+
+ private:
+  std::optional<Error> first_;
+};
 
 }  // namespace fastconv::nn

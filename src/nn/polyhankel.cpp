@@ -24,6 +24,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/memory.hpp"
 #include "nn/spectral.hpp"
 
 namespace fastconv::nn {
@@ -87,7 +88,8 @@ class PolynomialLayout {
     for (const Band& b : bands_) most_rows_ = std::max(most_rows_, b.rows);
   }
 
-  std::vector<int> dims() const { return {static_cast<int>(length_)}; }
+  static constexpr std::string_view name = "polyhankel";
+  std::vector<std::size_t> dims() const { return {length_}; }
   std::size_t bands() const { return bands_.size(); }
 
   /// The band's row r at degree S·r: the polynomial is written straight into the FFT's input.
@@ -183,11 +185,14 @@ std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int thre
   const double macs_per_bin = static_cast<double>(s.batch * s.filters * s.channels);
   std::size_t best = 0;
   double best_cost = 1e300;
+  Refusals refusals;  // a length whose arrays do not fit, or beyond the FFT library's, is left out
   for (std::size_t L : candidate_lengths(min_length)) {
-    const RealFftPair<T> pair({static_cast<int>(L)}, FftPlanning::quick);
-    const double cost = time_transforms(pair) * transforms + static_cast<double>(L / 2 + 1) * macs_per_bin * 1e-9;
+    double seconds = 0;
+    if (!refusals.made([&] { seconds = time_transforms(RealFftPair<T>({L}, FftPlanning::quick)); })) continue;
+    const double cost = seconds * transforms + static_cast<double>(L / 2 + 1) * macs_per_bin * 1e-9;
     if (cost < best_cost) best_cost = cost, best = L;
   }
+  if (best == 0) refusals.rethrow_first();
   chosen_lengths.emplace(key, best);
   return best;
 }
@@ -198,6 +203,7 @@ KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length
                                std::optional<FftPlanning> planning) {
   const Conv2dShape& s = args.shape;
   const std::size_t min_length = polyhankel_min_length(s, band_rows);
+  check_fft_extent(min_length);  // said once, not as every candidate length's refusal
   if (fft_length == 0) fft_length = choose_length<T>(s, min_length, args.threads);
   if (fft_length < min_length)
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
@@ -220,6 +226,8 @@ constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
 /// input with FFTW_ESTIMATE plans (best of 3 runs; with measured plans for every candidate,
 /// planning 224², C = K = 1 took 13.6 s during a concurrent build, against 1.1 s idle now).
+/// Heights whose work space does not fit in memory, or whose FFT is beyond the library's, are
+/// left out.
 /// More bands must win by 5 %: on a machine whose cache holds the spectra, they only add
 /// overlap, and the timings differ by noise. Bands that bring a long transform under
 /// kLongestMeasuredFft get a measured plan, and a transform that fits in L2: at 224², 5×5,
@@ -235,14 +243,29 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
                     s.padding.top, s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), args.threads};
   std::lock_guard lock(band_mutex);
   if (auto it = chosen_band_rows.find(key); it != chosen_band_rows.end()) return it->second;
+  // The heights to try: none shorter than 2·(Kh − 1) rows, where the overlap would exceed half,
+  // and none whose FFT is beyond the library's, refused here when that leaves none (before the
+  // sample arrays are allocated).
+  std::vector<std::size_t> heights;
+  std::size_t shortest = SIZE_MAX;
+  for (std::size_t bands : {1, 2, 4, 8, 16}) {
+    const std::size_t rows = (Oh + bands - 1) / bands;
+    if (bands > 1 && rows < 2 * (s.kernel_height - 1)) break;
+    const std::size_t length = polyhankel_min_length(s, rows);
+    shortest = std::min(shortest, length);
+    if (length <= kLongestFftExtent) heights.push_back(rows);
+  }
+  if (heights.empty()) check_fft_extent(shortest);
+  detail::require_elements(s.input_size() + s.output_size(), sizeof(T),
+                           "conv2d polyhankel: the sample input and output it times its bands on");
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 13) - 6) / T(6);
   std::size_t best = Oh;
   double best_seconds = 1e300;
-  for (std::size_t bands : {1, 2, 4, 8, 16}) {
-    const std::size_t rows = (Oh + bands - 1) / bands;
-    if (bands > 1 && rows < 2 * (s.kernel_height - 1)) break;
-    const auto kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick);
+  Refusals refusals;  // bands whose arrays do not fit are left out
+  for (const std::size_t rows : heights) {
+    KernelPtr<T> kernel;
+    if (!refusals.made([&] { kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick); })) continue;
     kernel->run(input.data(), output.data());  // first touch of its arrays
     double seconds = 1e300;
     for (int round = 0; round < 3; ++round) {
@@ -252,6 +275,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
     }
     if (seconds < 0.95 * best_seconds) best_seconds = seconds, best = rows;
   }
+  if (best_seconds == 1e300) refusals.rethrow_first();
   chosen_band_rows.emplace(key, best);
   return best;
 }

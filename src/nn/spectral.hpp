@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "nn/fft.hpp"
@@ -62,7 +64,8 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
 }
 
 /// Layout requirements (see fft2d.cpp, polyhankel.cpp):
-///   std::vector<int> dims() const;                         the real transform's extents
+///   static constexpr std::string_view name;                the algorithm, for messages
+///   std::vector<std::size_t> dims() const;                 the real transform's extents
 ///   std::size_t bands() const;                             pieces of the output computed one
 ///                                                          after another (row bands), ≥ 1
 ///   void place_input(const T* plane, std::size_t band, T* real) const;
@@ -86,13 +89,13 @@ class SpectralConv final : public Conv2dKernel<T> {
 
  public:
   SpectralConv(const KernelArgs<T>& a, Layout layout, FftPlanning planning)
-      : shape_(a.shape), layout_(std::move(layout)), fft_(layout_.dims(), planning),
+      : shape_(a.shape), layout_(fitting(std::move(layout), a)), fft_(layout_.dims(), planning),
         bias_(a.bias.begin(), a.bias.end()), threads_(a.threads) {
     const Conv2dShape& s = shape_;
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
     blocks_ = (fft_.bins() + kBinBlock - 1) / kBinBlock;
     bins_row_ = blocks_ * kBinBlock;
-    fused_ = s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads_));
+    fused_ = fused(s, threads_);
     const auto threads = static_cast<std::size_t>(threads_);
     // Each thread's input array keeps its zeros between the image's positions from call to call.
     inputs_ = AlignedArray<T>(threads * real_row_);
@@ -122,6 +125,32 @@ class SpectralConv final : public Conv2dKernel<T> {
   }
 
  private:
+  /// Whether the convolution runs fused (one channel, or one filter and an image per thread).
+  static bool fused(const Conv2dShape& s, int threads) noexcept {
+    return s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads));
+  }
+
+  /// `layout`, once every array the constructor allocates for it, with the FFT library's tables,
+  /// is known to fit in the memory this process may use (an out_of_memory Error otherwise):
+  /// checked before FFTW plans anything, where the arrays alone would only be refused one by one.
+  static Layout fitting(Layout layout, const KernelArgs<T>& a) {
+    const Conv2dShape& s = a.shape;
+    const std::vector<std::size_t> dims = layout.dims();
+    const auto [real, bins] = real_fft_sizes(dims);
+    const double threads = a.threads, real_row = static_cast<double>(aligned_count(real, sizeof(T)));
+    const double bins_row = static_cast<double>((bins + kBinBlock - 1) / kBinBlock * kBinBlock);
+    const double N = static_cast<double>(s.batch), C = static_cast<double>(s.channels),
+                 K = static_cast<double>(s.filters);
+    // inputs_ and outputs_, spectra_, products_ or X and Y, and U, in values of T.
+    const double arrays = 2 * threads * real_row + 2 * threads * bins_row +
+                          (fused(s, a.threads) ? 2 * threads * bins_row : 2 * (N * C + N * K) * bins_row) +
+                          2 * K * C * bins_row;
+    require_values(arrays + fft_table_values(dims), sizeof(T),
+                   "conv2d " + std::string(Layout::name) + ": its work space for FFTs of " + extents_text(dims) +
+                       " points");
+    return layout;
+  }
+
   /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
   /// for the fused path; otherwise packed (channel_sum_pack) in blocks of kBinBlock bins, block b
   /// of plane q = k·C + c at 2·kBinBlock·(b·K·C + q) real values, so that the channel sum reads
