@@ -936,6 +936,30 @@ TEST_F(Cli, Conv2dOnCuda) {
   EXPECT_NE(r.err.find("conv2d algorithm: polyhankel"), std::string::npos) << r.err;
 }
 
+// An output that cannot fit in memory is refused before the plan is made (auto's race and
+// polyhankel's choices take seconds on large shapes) or anything is allocated: exit 1, and an
+// existing output file keeps its contents. The library refuses its own work space
+// (conv2d_test.cpp, WorkBeyondMemoryOrFftExtentsIsRefusedBeforeAllocating).
+TEST_F(Cli, Conv2dRefusesOutputsBeyondMemory) {
+  write_tensor(path("x.npy"), {1, 1, 4, 4}, std::vector<double>(16, 1.0));
+  write_tensor(path("w.npy"), {2, 1, 3, 3}, std::vector<double>(18, 1.0));
+  write("y.npy", "keep");
+  const auto before = files();
+  for (const std::string algorithm : {"auto", "direct", "fft2d", "polyhankel"}) {
+    const Result r = run("conv2d x.npy w.npy y.npy --padding 1048576 --algorithm " + algorithm);
+    EXPECT_EQ(r.code, 1) << algorithm << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("fastconv: error: conv2d: the output of shape (1, 2, 2097154, 2097154) in float64 needs "
+                          "64.0 TiB, ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(files(), before) << algorithm;
+    EXPECT_EQ(read(path("y.npy")), "keep");
+  }
+}
+
 TEST_F(Cli, Conv2dBadInputs) {
   write_tensor(path("x.npy"), {1, 2, 4, 4}, std::vector<double>(32, 1.0));
   write_tensor(path("w.npy"), {3, 2, 3, 3}, std::vector<double>(54, 1.0));

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::cli {
 namespace {
@@ -114,6 +115,10 @@ int run_conv2d(const Conv2dArgs& args) {
   io::Tensor y;
   y.shape = batched ? std::vector<std::size_t>{shape.batch, shape.filters, shape.out_height(), shape.out_width()}
                     : std::vector<std::size_t>{shape.filters, shape.out_height(), shape.out_width()};
+  // Refused before the plan, whose making (auto's race, polyhankel's choices) takes seconds on a
+  // large shape and checks only its own work arrays.
+  detail::require_elements(shape.output_size(), size_of(type),
+                           "conv2d: the output of shape " + shape_text(y.shape) + " in " + std::string(to_string(type)));
   const auto compute = [&]<class T>() {
     const std::span<const T> bias = args.bias.empty() ? std::span<const T>{} : std::span<const T>(b.values.values<T>());
     const Conv2dPlan<T> plan(shape, w.values.values<T>(), bias, *algorithm, backend);
