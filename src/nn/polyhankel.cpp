@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "core/memory.hpp"
 #include "nn/spectral.hpp"
@@ -133,13 +134,15 @@ class PolynomialLayout {
   std::size_t most_rows_ = 0;  // image rows of the tallest band
 };
 
-/// Seconds per transform of `pair` (forward + inverse), the best of a few rounds.
+/// Seconds per transform of `pair` (forward + inverse), the best of up to three rounds of at
+/// least 400 000 points' worth; one round once a round takes over 50 ms, where noise is small
+/// beside the time (a transform of 144 million points takes seconds).
 template <class T>
 double time_transforms(const RealFftPair<T>& pair) {
   AlignedArray<T> real(pair.real_size());
   AlignedArray<std::complex<T>> spectrum(pair.bins());
   for (std::size_t i = 0; i < real.size(); ++i) real[i] = T(i % 7);
-  const int reps = static_cast<int>(std::max<std::size_t>(2, 400'000 / pair.real_size()));
+  const int reps = static_cast<int>(std::max<std::size_t>(1, 400'000 / pair.real_size()));
   double best = 1e300;
   for (int round = 0; round < 3; ++round) {
     const auto start = std::chrono::steady_clock::now();
@@ -148,6 +151,7 @@ double time_transforms(const RealFftPair<T>& pair) {
       pair.inverse(spectrum.data(), real.data());
     }
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps);
+    if (best * reps > 0.05) break;
   }
   return best;
 }
@@ -167,13 +171,18 @@ std::vector<std::size_t> candidate_lengths(std::size_t min_length) {
 using LengthKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, std::size_t>;
 std::mutex length_mutex;
 std::map<LengthKey, std::size_t> chosen_lengths;
+/// time_transforms' result per (L, sizeof(T)): the choices for a shape's band heights share most
+/// of their candidates (at 8002x8002 outputs the whole and two bands timed the same nine
+/// lengths of 16 million points, 9 s each time).
+std::map<std::pair<std::size_t, std::size_t>, double> timed_lengths;
 
 /// The length with the least modelled time: N·C forward and N·K inverse transforms as timed,
 /// plus the channel sum, linear in L (N·K·C complex multiply-adds per bin at ~1 ns). The
 /// candidates are timed with quick plans (FFTW_ESTIMATE, made in milliseconds, where FFTW_MEASURE
 /// takes 0.1–2 s per length here; MKL has one kind, made in milliseconds); the winner is then
 /// planned with fft_planning(L), FFTW_MEASURE where that pays, whose ranking of lengths this
-/// follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43).
+/// follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43). Each length is timed
+/// once per process (timed_lengths).
 template <class T>
 std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int threads) {
   if (min_length < 2048) return next_smooth(min_length, true);  // too small for the choice to matter
@@ -187,8 +196,9 @@ std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int thre
   double best_cost = 1e300;
   Refusals refusals;  // a length whose arrays do not fit, or beyond the FFT library's, is left out
   for (std::size_t L : candidate_lengths(min_length)) {
-    double seconds = 0;
-    if (!refusals.made([&] { seconds = time_transforms(RealFftPair<T>({L}, FftPlanning::quick)); })) continue;
+    double& seconds = timed_lengths[{L, sizeof(T)}];  // 0: not timed yet
+    if (seconds == 0 && !refusals.made([&] { seconds = time_transforms(RealFftPair<T>({L}, FftPlanning::quick)); }))
+      continue;
     const double cost = seconds * transforms + static_cast<double>(L / 2 + 1) * macs_per_bin * 1e-9;
     if (cost < best_cost) best_cost = cost, best = L;
   }
@@ -224,10 +234,10 @@ constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 /// The band height: the whole output when the kernel spectra are small and the transform short
 /// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
-/// input with FFTW_ESTIMATE plans (best of 3 runs; with measured plans for every candidate,
-/// planning 224², C = K = 1 took 13.6 s during a concurrent build, against 1.1 s idle now).
-/// Heights whose work space does not fit in memory, or whose FFT is beyond the library's, are
-/// left out.
+/// input with FFTW_ESTIMATE plans (best of 3 runs, or one run over 0.2 s; with measured plans
+/// for every candidate, planning 224², C = K = 1 took 13.6 s during a concurrent build, against
+/// 1.1 s idle now). Heights whose work space does not fit in memory, or whose FFT is beyond the
+/// library's, are left out.
 /// More bands must win by 5 %: on a machine whose cache holds the spectra, they only add
 /// overlap, and the timings differ by noise. Bands that bring a long transform under
 /// kLongestMeasuredFft get a measured plan, and a transform that fits in L2: at 224², 5×5,
@@ -272,6 +282,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
       const auto start = std::chrono::steady_clock::now();
       kernel->run(input.data(), output.data());
       seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (seconds > 0.2) break;  // one round decides a long run
     }
     if (seconds < 0.95 * best_seconds) best_seconds = seconds, best = rows;
   }
