@@ -176,6 +176,22 @@ TEST_F(IoText, NonNumbersAreReportedWithLineAndColumn) {
   }
 }
 
+// A token is quoted with its control bytes written as \xNN (an escape sequence in a file must
+// not reach the terminal) and cut to 40 bytes (a line of megabytes without a separator must not
+// reach it whole either).
+TEST_F(IoText, BadTokensAreQuotedPrintableAndShort) {
+  EXPECT_STREQ(thrown_by([] { parse("1 \x1b[2Jx\x7f\xc3\xa9 3"); }).what(),
+               "in.txt: line 1, column 3: '\\x1b[2Jx\\x7f\\xc3\\xa9' is not a number");
+  const std::string line = "1 " + std::string(100'000, 'a');
+  EXPECT_STREQ(thrown_by([&] { parse(line); }).what(),
+               ("in.txt: line 1, column 3: '" + std::string(40, 'a') + "…' is not a number").c_str());
+  const std::string digits(60, '9');
+  EXPECT_STREQ(thrown_by([&] { parse(digits); }).what(),
+               ("in.txt: line 1, column 1: integer '" + std::string(40, '9') +
+                "…' is out of the int64 range (write it with .0 after it to read it as an approximate float)")
+                   .c_str());
+}
+
 TEST_F(IoText, EmptyFieldsAreAnError) {
   const Error e = thrown_by([] { parse("1,,2"); });
   EXPECT_EQ(e.code(), ErrorCode::io);

@@ -45,6 +45,8 @@ TEST(Lut, RejectionsNameTheValueAndWhy) {
   EXPECT_NE(rejection("0x100000000").find("does not fit 32 bits"), std::string::npos);
   EXPECT_NE(rejection("0x").find("'0x'"), std::string::npos);
   EXPECT_NE(rejection("1.5").find("'1.5'"), std::string::npos);
+  EXPECT_NE(rejection("1 \x1b]0;x\x07").find("value 1 '\\x1b]0;x\\x07' is not"), std::string::npos)
+      << rejection("1 \x1b]0;x\x07");
   EXPECT_NE(rejection("[1, 2").find("without a closing ']'"), std::string::npos);
   EXPECT_NE(rejection("  # nothing\n").find("no values"), std::string::npos);
   EXPECT_NE(rejection("").find("S-box look-up table test: no values"), std::string::npos);

@@ -36,6 +36,11 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string quoted_token(std::string_view token) {
+  constexpr std::size_t kShown = 40;
+  return "'" + printable(token.substr(0, kShown)) + (token.size() > kShown ? "…" : "") + "'";
+}
+
 std::string element_place(const Array& array, std::size_t index) {
   std::string place = "element " + std::to_string(index);
   if (array.two_d && array.cols > 0) {

@@ -24,6 +24,11 @@ namespace fastconv::io::detail {
 /// message stay on one line and cannot drive the terminal.
 std::string printable(std::string_view text);
 
+/// A token read from a file, quoted for a message: printable, its first 40 bytes and "…" after
+/// a longer one ('abc', '\x1b[2J', '0123…'), so that neither a control byte nor a line of
+/// megabytes without a separator reaches the terminal as it is.
+std::string quoted_token(std::string_view token);
+
 /// "element 7", or "element 7 (row 1, column 3)" for a 2-D array; indices are 0-based.
 std::string element_place(const Array& array, std::size_t index);
 

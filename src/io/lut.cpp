@@ -6,6 +6,7 @@
 
 #include "fastconv/error.hpp"
 #include "io/array_io.hpp"
+#include "io/detail.hpp"
 #include "core/files.hpp"
 
 namespace fastconv::io {
@@ -17,16 +18,12 @@ constexpr std::string_view kSeparators = " \t\r\n\v\f,";
   throw Error(ErrorCode::invalid_argument, "S-box look-up table " + std::string(source) + ": " + why);
 }
 
-std::string quoted(std::string_view token) {
-  return "'" + std::string(token.substr(0, 40)) + (token.size() > 40 ? "…" : "") + "'";
-}
-
 std::uint32_t parse_value(std::string_view token, std::size_t index, std::string_view source) {
   const bool hex = token.size() > 2 && token[0] == '0' && (token[1] == 'x' || token[1] == 'X');
   const std::string_view digits = hex ? token.substr(2) : token;
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value, hex ? 16 : 10);
-  const std::string where = "value " + std::to_string(index) + " " + quoted(token);
+  const std::string where = "value " + std::to_string(index) + " " + detail::quoted_token(token);
   if (error == std::errc::result_out_of_range || (error == std::errc{} && end == digits.data() + digits.size() && value > 0xFFFFFFFFu))
     bad_lut(source, where + " does not fit 32 bits");
   if (error != std::errc{} || end != digits.data() + digits.size())

@@ -78,7 +78,7 @@ class HeaderParser {
  private:
   template <class T>
   void set_once(std::optional<T>& slot, T value, std::string_view key) {
-    if (slot) malformed("the key '" + std::string(key) + "' appears twice");
+    if (slot) malformed("the key '" + detail::printable(key) + "' appears twice");
     slot = std::move(value);
   }
 

@@ -133,8 +133,9 @@ class TextReader {
       std::int64_t value = 0;
       if (std::from_chars(number.data(), end, value).ec == std::errc::result_out_of_range) {
         fail_at(ErrorCode::invalid_argument, column,
-                "integer '" + std::string(token) + "' is out of the int64 range (write " + std::string(token) +
-                    ".0 to read it as an approximate float)");
+                "integer " + detail::quoted_token(token) + " is out of the int64 range (write " +
+                    (token.size() <= 40 ? std::string(token) + ".0" : std::string("it with .0 after it")) +
+                    " to read it as an approximate float)");
       }
       values_.add(value);
       return;
@@ -142,14 +143,14 @@ class TextReader {
     double value = 0;
     const auto [ptr, ec] = std::from_chars(number.data(), end, value);
     if (ec == std::errc::invalid_argument || ptr != end) {
-      fail_at(ErrorCode::io, column, "'" + std::string(token) + "' is not a number");
+      fail_at(ErrorCode::io, column, detail::quoted_token(token) + " is not a number");
     }
     if (ec == std::errc::result_out_of_range) {
-      fail_at(ErrorCode::invalid_argument, column, "'" + std::string(token) + "' is outside the float64 range");
+      fail_at(ErrorCode::invalid_argument, column, detail::quoted_token(token) + " is outside the float64 range");
     }
     if (!std::isfinite(value)) {
       fail_at(ErrorCode::invalid_argument, column,
-              "non-finite value '" + std::string(token) + "': NaN and infinities are not accepted");
+              "non-finite value " + detail::quoted_token(token) + ": NaN and infinities are not accepted");
     }
     values_.add(value);
   }
