@@ -15,6 +15,7 @@ constexpr std::string_view kExtensions = "use .txt, .csv, .tsv, .dat, .npy, .bin
 }  // namespace
 
 Format format_of(const std::filesystem::path& path) {
+  if (path.empty()) throw Error(ErrorCode::invalid_argument, "an empty file name: " + std::string(kExtensions));
   const std::string extension = path.extension().string();
   std::string lower = extension;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -20,6 +20,9 @@ std::uint64_t parse_memory_size(const std::string& text) {
   if (digits == 0 || digits > 15 || (!suffix.empty() && unit == std::string::npos))
     usage_error("--memory: '" + text + "' is not a size: use bytes or a number with K, M, G or T (e.g. 512M, 4G)");
   const std::uint64_t value = std::stoull(text.substr(0, digits));
+  if (value == 0)  // the library's 0 means "decide": said by leaving --memory out, not by --memory 0
+    usage_error("--memory: '" + text + "' is no memory: give a positive size, or leave --memory out for half of "
+                "the available memory");
   const std::size_t shift = suffix.empty() ? 0 : 10 * (unit + 1);
   if (value > std::numeric_limits<std::uint64_t>::max() >> shift)
     usage_error("--memory: '" + text + "' is more than 2^64 bytes");
