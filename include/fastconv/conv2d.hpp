@@ -18,7 +18,9 @@
 //                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement;
 //                with large kernel spectra or long transforms, in row bands (overlap-save) whose
 //                height is measured too
-//   auto_        the fastest of the applicable ones, measured once per (shape, type, threads)
+//   auto_        the fastest of the applicable ones, measured once per (shape, type, threads);
+//                those whose work space does not fit in memory are left out, and without room
+//                for the race's sample input and output, direct is taken unmeasured
 //
 // Backends: `cpu` computes every algorithm (threads: the backend's), `reference` computes
 // `direct` on one thread (auto_ = direct), and `cuda` computes `polyhankel` with cuFFT
@@ -104,7 +106,9 @@ void check_conv2d_backend(std::string_view backend_name, Conv2dAlgorithm algorit
 /// transforms), makes FFT plans and allocates scratch; with Conv2dAlgorithm::auto_ it also
 /// times every applicable algorithm on the shape, once per process for each
 /// (shape, type, threads). `threads` = 0: OpenMP's default. BLAS calls use OpenBLAS's own
-/// thread count (OPENBLAS_NUM_THREADS).
+/// thread count (OPENBLAS_NUM_THREADS). Work that does not fit in the memory this process may
+/// use is refused before it is allocated (an out_of_memory Error), and an FFT longer than the
+/// FFT library takes along one dimension (2^31 − 1 points) is unsupported.
 ///
 /// execute() may be called from several threads on one plan; the calls share the plan's
 /// scratch and run one after another.

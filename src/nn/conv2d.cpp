@@ -162,8 +162,7 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 /// Builds every applicable kernel (but those refused: nn::Refusals) and races them on a
 /// deterministic sample input, in rounds that run every candidate still in the race once, so
 /// that a burst of noise (other processes, a busy neighbour on a VM) falls on all of them
-/// alike; the fastest by median
-/// wins, and its plan work is not repeated. Candidates whose median is over 1.5× the best's
+/// alike; the fastest by median wins, and its plan work is not repeated. Candidates whose median is over 1.5× the best's
 /// leave the race after 3 rounds, or after the first if their runs take over 0.2 s (noise does
 /// not make a run that long 1.5× slower, and each sample costs). The rounds go on until they
 /// hold about 0.2 s of the best candidate's runs (3 to 64 rounds); when the best run takes
@@ -174,8 +173,15 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 template <class T>
 std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
-  detail::require_elements(s.input_size() + s.output_size(), sizeof(T),
-                           "conv2d auto: the sample input and output it races the algorithms on");
+  try {
+    detail::require_elements(s.input_size() + s.output_size(), sizeof(T),
+                             "conv2d auto: the sample data it races the algorithms on (an input and an output)");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::out_of_memory) throw;
+    // No room for a race: direct, whose work space is a few rows per thread, unmeasured (and
+    // kept for the shape like a measured choice).
+    return {Conv2dAlgorithm::direct, make_kernel(Conv2dAlgorithm::direct, args)};
+  }
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 17) - 8) / T(8);
   struct Candidate {

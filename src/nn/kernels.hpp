@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -73,9 +74,9 @@ T bias_of(std::span<const T> bias, std::size_t k) noexcept {
 inline int resolve_threads(int threads) noexcept { return threads > 0 ? threads : omp_get_max_threads(); }
 
 /// The candidates a measured choice (auto's race of the algorithms, polyhankel's FFT length and
-/// bands) could not make: those refused for memory (out_of_memory) or for an FFT beyond the
-/// library's extents (unsupported) are left out while the others are measured; when none is
-/// left, the first refusal is the choice's error.
+/// bands) could not make: those refused for memory (out_of_memory, or std::bad_alloc) or for an
+/// FFT beyond the library's extents (unsupported) are left out while the others are measured;
+/// when none is left, the first refusal is the choice's error.
 class Refusals {
  public:
   /// Runs `make`: true when it returned; false when it was refused (kept when it is the first).
@@ -88,6 +89,9 @@ class Refusals {
     } catch (const Error& e) {
       if (e.code() != ErrorCode::out_of_memory && e.code() != ErrorCode::unsupported) throw;
       if (!first_) first_.emplace(e);
+      return false;
+    } catch (const std::bad_alloc&) {  // scratch below the size that is checked first
+      if (!first_) first_.emplace(ErrorCode::out_of_memory, "conv2d: out of memory for a candidate's scratch");
       return false;
     }
   }

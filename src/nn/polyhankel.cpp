@@ -134,9 +134,9 @@ class PolynomialLayout {
   std::size_t most_rows_ = 0;  // image rows of the tallest band
 };
 
-/// Seconds per transform of `pair` (forward + inverse), the best of up to three rounds of at
-/// least 400 000 points' worth; one round once a round takes over 50 ms, where noise is small
-/// beside the time (a transform of 144 million points takes seconds).
+/// Seconds per transform of `pair` (forward + inverse), the best of up to three rounds of about
+/// 400 000 points' worth (one transform at least); one round once a round takes over 50 ms,
+/// where noise is small beside the time (a transform of 144 million points takes seconds).
 template <class T>
 double time_transforms(const RealFftPair<T>& pair) {
   AlignedArray<T> real(pair.real_size());
@@ -214,6 +214,8 @@ KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length
   const Conv2dShape& s = args.shape;
   const std::size_t min_length = polyhankel_min_length(s, band_rows);
   check_fft_extent(min_length);  // said once, not as every candidate length's refusal
+  // At the shortest length too, before candidate lengths are timed (seconds each when long).
+  SpectralConv<T, PolynomialLayout<T>>::check_work_space(PolynomialLayout<T>(s, min_length, band_rows), args);
   if (fft_length == 0) fft_length = choose_length<T>(s, min_length, args.threads);
   if (fft_length < min_length)
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
@@ -267,7 +269,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
   }
   if (heights.empty()) check_fft_extent(shortest);
   detail::require_elements(s.input_size() + s.output_size(), sizeof(T),
-                           "conv2d polyhankel: the sample input and output it times its bands on");
+                           "conv2d polyhankel: the sample data it times its bands on (an input and an output)");
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 13) - 6) / T(6);
   std::size_t best = Oh;

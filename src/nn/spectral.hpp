@@ -89,7 +89,7 @@ class SpectralConv final : public Conv2dKernel<T> {
 
  public:
   SpectralConv(const KernelArgs<T>& a, Layout layout, FftPlanning planning)
-      : shape_(a.shape), layout_(fitting(std::move(layout), a)), fft_(layout_.dims(), planning),
+      : shape_(a.shape), layout_((check_work_space(layout, a), std::move(layout))), fft_(layout_.dims(), planning),
         bias_(a.bias.begin(), a.bias.end()), threads_(a.threads) {
     const Conv2dShape& s = shape_;
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
@@ -110,6 +110,27 @@ class SpectralConv final : public Conv2dKernel<T> {
     kernel_spectra(a.weights);
   }
 
+  /// An out_of_memory Error unless every array the constructor allocates for `layout`, with the
+  /// FFT library's tables, fits in the memory this process may use: checked before FFTW plans
+  /// anything, where the arrays alone would only be refused one by one (and by polyhankel at its
+  /// shortest length before it times candidate lengths).
+  static void check_work_space(const Layout& layout, const KernelArgs<T>& a) {
+    const Conv2dShape& s = a.shape;
+    const std::vector<std::size_t> dims = layout.dims();
+    const auto [real, bins] = real_fft_sizes(dims);
+    const double threads = a.threads, real_row = static_cast<double>(aligned_count(real, sizeof(T)));
+    const double bins_row = static_cast<double>((bins + kBinBlock - 1) / kBinBlock * kBinBlock);
+    const double N = static_cast<double>(s.batch), C = static_cast<double>(s.channels),
+                 K = static_cast<double>(s.filters);
+    // inputs_ and outputs_, spectra_, products_ or X and Y, and U, in values of T.
+    const double arrays = 2 * threads * real_row + 2 * threads * bins_row +
+                          (fused(s, a.threads) ? 2 * threads * bins_row : 2 * (N * C + N * K) * bins_row) +
+                          2 * K * C * bins_row;
+    require_values(arrays + fft_table_values(dims), sizeof(T),
+                   "conv2d " + std::string(Layout::name) + ": its work space for FFTs of " + extents_text(dims) +
+                       " points");
+  }
+
   void run(const T* input, T* output) const override {
     for (std::size_t band = 0; band < layout_.bands(); ++band) {
       if (fused_ && shape_.channels == 1) {
@@ -128,27 +149,6 @@ class SpectralConv final : public Conv2dKernel<T> {
   /// Whether the convolution runs fused (one channel, or one filter and an image per thread).
   static bool fused(const Conv2dShape& s, int threads) noexcept {
     return s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads));
-  }
-
-  /// `layout`, once every array the constructor allocates for it, with the FFT library's tables,
-  /// is known to fit in the memory this process may use (an out_of_memory Error otherwise):
-  /// checked before FFTW plans anything, where the arrays alone would only be refused one by one.
-  static Layout fitting(Layout layout, const KernelArgs<T>& a) {
-    const Conv2dShape& s = a.shape;
-    const std::vector<std::size_t> dims = layout.dims();
-    const auto [real, bins] = real_fft_sizes(dims);
-    const double threads = a.threads, real_row = static_cast<double>(aligned_count(real, sizeof(T)));
-    const double bins_row = static_cast<double>((bins + kBinBlock - 1) / kBinBlock * kBinBlock);
-    const double N = static_cast<double>(s.batch), C = static_cast<double>(s.channels),
-                 K = static_cast<double>(s.filters);
-    // inputs_ and outputs_, spectra_, products_ or X and Y, and U, in values of T.
-    const double arrays = 2 * threads * real_row + 2 * threads * bins_row +
-                          (fused(s, a.threads) ? 2 * threads * bins_row : 2 * (N * C + N * K) * bins_row) +
-                          2 * K * C * bins_row;
-    require_values(arrays + fft_table_values(dims), sizeof(T),
-                   "conv2d " + std::string(Layout::name) + ": its work space for FFTs of " + extents_text(dims) +
-                       " points");
-    return layout;
   }
 
   /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
