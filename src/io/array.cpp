@@ -37,8 +37,7 @@ std::string printable(std::string_view text) {
 }
 
 std::string quoted_token(std::string_view token) {
-  constexpr std::size_t kShown = 40;
-  return "'" + printable(token.substr(0, kShown)) + (token.size() > kShown ? "…" : "") + "'";
+  return "'" + printable(token.substr(0, kQuotedTokenBytes)) + (token.size() > kQuotedTokenBytes ? "…" : "") + "'";
 }
 
 std::string element_place(const Array& array, std::size_t index) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -28,6 +29,8 @@ std::string printable(std::string_view text);
 /// a longer one ('abc', '\x1b[2J', '0123…'), so that neither a control byte nor a line of
 /// megabytes without a separator reaches the terminal as it is.
 std::string quoted_token(std::string_view token);
+/// The bytes of a token quoted_token shows.
+inline constexpr std::size_t kQuotedTokenBytes = 40;
 
 /// "element 7", or "element 7 (row 1, column 3)" for a 2-D array; indices are 0-based.
 std::string element_place(const Array& array, std::size_t index);

@@ -134,7 +134,7 @@ class TextReader {
       if (std::from_chars(number.data(), end, value).ec == std::errc::result_out_of_range) {
         fail_at(ErrorCode::invalid_argument, column,
                 "integer " + detail::quoted_token(token) + " is out of the int64 range (write " +
-                    (token.size() <= 40 ? std::string(token) + ".0" : std::string("it with .0 after it")) +
+                    (token.size() <= detail::kQuotedTokenBytes ? std::string(token) + ".0" : std::string("it with .0 after it")) +
                     " to read it as an approximate float)");
       }
       values_.add(value);

@@ -162,11 +162,11 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 /// Builds every applicable kernel (but those refused: nn::Refusals) and races them on a
 /// deterministic sample input, in rounds that run every candidate still in the race once, so
 /// that a burst of noise (other processes, a busy neighbour on a VM) falls on all of them
-/// alike; the fastest by median wins, and its plan work is not repeated. Candidates whose median is over 1.5× the best's
-/// leave the race after 3 rounds, or after the first if their runs take over 0.2 s (noise does
-/// not make a run that long 1.5× slower, and each sample costs). The rounds go on until they
-/// hold about 0.2 s of the best candidate's runs (3 to 64 rounds); when the best run takes
-/// over 0.2 s, one round decides.
+/// alike; the fastest by median wins, and its plan work is not repeated. Candidates whose
+/// median is over 1.5× the best's leave the race after 3 rounds, or after the first if their
+/// runs take over 0.2 s (noise does not make a run that long 1.5× slower, and each sample
+/// costs). The rounds go on until they hold about 0.2 s of the best candidate's runs (3 to 64
+/// rounds); when the best run takes over 0.2 s, one round decides.
 /// (The race replaced timing each candidate on its own, ~10 ms each, then the two fastest in
 /// turns: one benchmark run then kept fft2d where polyhankel was 1.67× faster, the noise
 /// having hit polyhankel's own samples so that it was not among the two.)

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>

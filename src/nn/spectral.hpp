@@ -93,8 +93,8 @@ class SpectralConv final : public Conv2dKernel<T> {
         bias_(a.bias.begin(), a.bias.end()), threads_(a.threads) {
     const Conv2dShape& s = shape_;
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
-    blocks_ = (fft_.bins() + kBinBlock - 1) / kBinBlock;
-    bins_row_ = blocks_ * kBinBlock;
+    bins_row_ = bins_row(fft_.bins());
+    blocks_ = bins_row_ / kBinBlock;
     fused_ = fused(s, threads_);
     const auto threads = static_cast<std::size_t>(threads_);
     // Each thread's input array keeps its zeros between the image's positions from call to call.
@@ -119,7 +119,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     const std::vector<std::size_t> dims = layout.dims();
     const auto [real, bins] = real_fft_sizes(dims);
     const double threads = a.threads, real_row = static_cast<double>(aligned_count(real, sizeof(T)));
-    const double bins_row = static_cast<double>((bins + kBinBlock - 1) / kBinBlock * kBinBlock);
+    const double bins_row = static_cast<double>(SpectralConv::bins_row(bins));
     const double N = static_cast<double>(s.batch), C = static_cast<double>(s.channels),
                  K = static_cast<double>(s.filters);
     // inputs_ and outputs_, spectra_, products_ or X and Y, and U, in values of T.
@@ -146,6 +146,9 @@ class SpectralConv final : public Conv2dKernel<T> {
   }
 
  private:
+  /// Complex values per row of X, Y, U and the spectra: `bins` in whole blocks of kBinBlock.
+  static std::size_t bins_row(std::size_t bins) noexcept { return (bins + kBinBlock - 1) / kBinBlock * kBinBlock; }
+
   /// Whether the convolution runs fused (one channel, or one filter and an image per thread).
   static bool fused(const Conv2dShape& s, int threads) noexcept {
     return s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads));
