@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -404,6 +405,26 @@ TEST(Conv2dPolyHankelTest, RowBandsAreExact) {
                          std::to_string(L),
                      true);
     }
+  }
+}
+
+/// auto gives the FFT algorithms' planning a deadline (kernels.hpp: PlanDeadline): polyhankel
+/// stops at one that has passed, whether its choices are timed (the 200x200 image, L > 32 768,
+/// chooses bands and lengths) or not, and keeps nothing of a choice cut short: the same shapes
+/// planned afterwards without a deadline match the definition.
+TEST(Conv2dPolyHankelTest, PlanningStopsAtAPassedDeadlineAndKeepsNothing) {
+  std::mt19937_64 rng(9);
+  const fastconv::nn::PlanDeadline passed(std::chrono::steady_clock::duration::zero());
+  for (const Conv2dShape& s : {Conv2dShape{1, 1, 200, 200, 2, 3, 3, {1, 1, 1, 1}}, Conv2dShape{1, 2, 9, 7, 2, 3, 3, {}}}) {
+    const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
+    const auto b = random_values<double>(s.filters, rng);
+    EXPECT_THROW(fastconv::nn::make_polyhankel<double>({s, w, b, 2, &passed}), fastconv::nn::PlanDeadline::Passed)
+        << describe(s, Conv2dAlgorithm::polyhankel);
+    const fastconv::nn::PlanDeadline later(std::chrono::hours(1));
+    const auto kernel = fastconv::nn::make_polyhankel<double>({s, w, b, 2, &later});
+    std::vector<double> y(s.output_size(), 1e30);
+    kernel->run(x.data(), y.data());
+    expect_matches(y, definition(x, w, b, s), describe(s, Conv2dAlgorithm::polyhankel), true);
   }
 }
 

@@ -105,7 +105,9 @@ void check_conv2d_backend(std::string_view backend_name, Conv2dAlgorithm algorit
 /// Construction copies and transforms the weights (kernel spectra, Winograd filter
 /// transforms), makes FFT plans and allocates scratch; with Conv2dAlgorithm::auto_ it also
 /// times every applicable algorithm on the shape, once per process for each
-/// (shape, type, threads). `threads` = 0: OpenMP's default. BLAS calls use OpenBLAS's own
+/// (shape, type, threads), and leaves out an FFT algorithm (fft2d, polyhankel) whose planning
+/// would take longer than 10 runs of the fastest of the others, and at least 4 s (name it to plan
+/// it in full). `threads` = 0: OpenMP's default. BLAS calls use OpenBLAS's own
 /// thread count (OPENBLAS_NUM_THREADS). Work that does not fit in the memory this process may
 /// use is refused before it is allocated (an out_of_memory Error), and an FFT longer than the
 /// FFT library takes along one dimension (2^31 − 1 points) is unsupported.

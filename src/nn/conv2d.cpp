@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -122,9 +123,23 @@ bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexce
 
 namespace {
 
+/// auto's candidates, in the order they are planned: those planned in milliseconds first, whose
+/// runs set the FFT algorithms' deadline (measure_fastest).
 constexpr Conv2dAlgorithm kMeasured[] = {Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
-                                         Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd,
-                                         Conv2dAlgorithm::polyhankel};
+                                         Conv2dAlgorithm::winograd, Conv2dAlgorithm::polyhankel,
+                                         Conv2dAlgorithm::fft2d};
+
+/// The FFT algorithms, whose planning makes FFT plans and transforms the weights (and
+/// polyhankel's times candidate lengths and bands): seconds on a large shape.
+constexpr bool plans_ffts(Conv2dAlgorithm algorithm) noexcept {
+  return algorithm == Conv2dAlgorithm::fft2d || algorithm == Conv2dAlgorithm::polyhankel;
+}
+
+/// The time auto gives the FFT algorithms' planning, all together: kPlanRuns runs of the fastest
+/// algorithm planned before them, and at least kPlanFloor seconds (a fresh process plans
+/// polyhankel in 1.5–2.7 s on the benchmark's shapes, most of it in measured FFTW plans).
+constexpr double kPlanRuns = 10;
+constexpr double kPlanFloor = 4;
 
 template <class T>
 nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>& args) {
@@ -159,14 +174,21 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
           s.padding.bottom, s.padding.left, s.padding.right, sizeof(T), threads};
 }
 
-/// Builds every applicable kernel (but those refused: nn::Refusals) and races them on a
-/// deterministic sample input, in rounds that run every candidate still in the race once, so
-/// that a burst of noise (other processes, a busy neighbour on a VM) falls on all of them
-/// alike; the fastest by median wins, and its plan work is not repeated. Candidates whose
-/// median is over 1.5× the best's leave the race after 3 rounds, or after the first if their
-/// runs take over 0.2 s (noise does not make a run that long 1.5× slower, and each sample
-/// costs). The rounds go on until they hold about 0.2 s of the best candidate's runs (3 to 64
-/// rounds); when the best run takes over 0.2 s, one round decides.
+/// Builds every applicable kernel (but those refused: nn::Refusals, and those cut short by the
+/// deadline) and races them on a deterministic sample input. The algorithms planned in
+/// milliseconds come first, each run once as it is built; their fastest run sets the deadline
+/// of the FFT algorithms' planning, kPlanRuns runs and at least kPlanFloor seconds. Without it an
+/// 8002x8002 output (one channel, two 3x3 filters) spent 29 s choosing, 19 s of them timing
+/// polyhankel's FFT lengths of 64 million points, for an algorithm whose run (0.31 s) was 10x
+/// direct's (0.03 s). An FFT algorithm not planned by then leaves the race (naming it plans it
+/// in full).
+/// The race runs in rounds that run every candidate still in it once, so that a burst of noise
+/// (other processes, a busy neighbour on a VM) falls on all of them alike; the fastest by
+/// median wins, and its plan work is not repeated. Candidates whose median is over 1.5× the
+/// best's leave the race after 3 rounds, or after the first if their runs take over 0.2 s (noise
+/// does not make a run that long 1.5× slower, and each sample costs). The rounds go on until they
+/// hold about 0.2 s of the best candidate's runs (3 to 64 rounds); when the best run takes over
+/// 0.2 s, one round decides.
 /// (The race replaced timing each candidate on its own, ~10 ms each, then the two fastest in
 /// turns: one benchmark run then kept fft2d where polyhankel was 1.67× faster, the noise
 /// having hit polyhankel's own samples so that it was not among the two.)
@@ -189,26 +211,47 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     nn::KernelPtr<T> kernel;
     std::vector<double> seconds;
     double median = 0;  ///< of `seconds`, as of the last round
+
+    void sample(const T* in, T* out) {
+      seconds.push_back(time_run(*kernel, in, out));
+      const auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
+      std::nth_element(seconds.begin(), middle, seconds.end());  // the samples' order is not used
+      median = *middle;
+    }
   };
   std::vector<Candidate> race;
   nn::Refusals refusals;  // an algorithm whose work arrays do not fit leaves the others to race
-  for (Conv2dAlgorithm candidate : kMeasured)
-    if (conv2d_supports(candidate, s))
-      refusals.made([&] { race.push_back({candidate, make_kernel(candidate, args), {}}); });
+  double best = 1e300;
+  std::optional<nn::PlanDeadline> deadline;
+  for (Conv2dAlgorithm candidate : kMeasured) {
+    if (!conv2d_supports(candidate, s)) continue;
+    nn::KernelArgs<T> a = args;
+    if (plans_ffts(candidate) && best < 1e300) {  // (none before them when all were refused)
+      if (!deadline)
+        deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(std::max(kPlanFloor, kPlanRuns * best))));
+      if (deadline->passed()) continue;
+      a.deadline = &*deadline;
+    }
+    try {
+      if (!refusals.made([&] { race.push_back({candidate, make_kernel(candidate, a), {}}); })) continue;
+    } catch (const nn::PlanDeadline::Passed&) {
+      continue;
+    }
+    race.back().sample(input.data(), output.data());  // the first round
+    best = std::min(best, race.back().median);
+  }
   if (race.empty()) refusals.rethrow_first();
   for (int round = 1;; ++round) {
-    double best = 1e300;
-    for (Candidate& c : race) {
-      c.seconds.push_back(time_run(*c.kernel, input.data(), output.data()));
-      const auto middle = c.seconds.begin() + static_cast<std::ptrdiff_t>(c.seconds.size() / 2);
-      std::nth_element(c.seconds.begin(), middle, c.seconds.end());  // the samples' order is not used
-      c.median = *middle;
-      best = std::min(best, c.median);
-    }
     if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
     std::erase_if(race, [best, round](const Candidate& c) {
       return c.median > 1.5 * best && (round >= 3 || c.median > 0.2);
     });
+    best = 1e300;
+    for (Candidate& c : race) {
+      c.sample(input.data(), output.data());
+      best = std::min(best, c.median);
+    }
   }
   const auto winner = std::min_element(race.begin(), race.end(),
                                        [](const Candidate& a, const Candidate& b) { return a.median < b.median; });

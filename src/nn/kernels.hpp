@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,13 +34,38 @@ class Conv2dKernel {
 template <class T>
 using KernelPtr = std::unique_ptr<Conv2dKernel<T>>;
 
+/// The time auto gives an algorithm's planning (see measure_fastest in conv2d.cpp). A factory
+/// that makes a timed choice (polyhankel's FFT length and bands, seconds on a large shape) calls
+/// check() before each candidate it times and before its final FFT plan; once the deadline has
+/// passed, check() throws Passed and the algorithm leaves auto's race unbuilt. Passed is not an
+/// Error, so that the choices' Refusals let it through, and a choice cut short is not cached.
+class PlanDeadline {
+ public:
+  struct Passed {};
+  explicit PlanDeadline(std::chrono::steady_clock::duration budget)
+      : deadline_(std::chrono::steady_clock::now() + budget) {}
+  [[nodiscard]] bool passed() const noexcept { return std::chrono::steady_clock::now() >= deadline_; }
+  void check() const {
+    if (passed()) throw Passed{};
+  }
+
+ private:
+  std::chrono::steady_clock::time_point deadline_;
+};
+
 /// The arguments every factory takes: shape validated, weights K·C·Kh·Kw, bias K or empty.
 template <class T>
 struct KernelArgs {
   Conv2dShape shape;
   std::span<const T> weights;
   std::span<const T> bias;
-  int threads;  ///< > 0: resolved by the plan
+  int threads;                            ///< > 0: resolved by the plan
+  const PlanDeadline* deadline = nullptr;  ///< auto's limit on timed choices; none when null
+
+  /// PlanDeadline::check() when there is a deadline.
+  void check_deadline() const {
+    if (deadline != nullptr) deadline->check();
+  }
 };
 
 /// direct, register-blocked (the cpu backend's).

@@ -184,10 +184,11 @@ std::map<std::pair<std::size_t, std::size_t>, double> timed_lengths;
 /// follows (e.g. 13230: 87 µs estimated, 70 measured; 16384: 55 and 43). Each length is timed
 /// once per process (timed_lengths).
 template <class T>
-std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int threads) {
+std::size_t choose_length(const KernelArgs<T>& args, std::size_t min_length) {
   if (min_length < 2048) return next_smooth(min_length, true);  // too small for the choice to matter
+  const Conv2dShape& s = args.shape;
   const LengthKey key{min_length, s.batch * s.channels, s.batch * s.filters, sizeof(T),
-                      static_cast<std::size_t>(threads)};
+                      static_cast<std::size_t>(args.threads)};
   std::lock_guard lock(length_mutex);
   if (auto it = chosen_lengths.find(key); it != chosen_lengths.end()) return it->second;
   const double transforms = static_cast<double>(s.batch * (s.channels + s.filters)) / 2;
@@ -197,6 +198,7 @@ std::size_t choose_length(const Conv2dShape& s, std::size_t min_length, int thre
   Refusals refusals;  // a length whose arrays do not fit, or beyond the FFT library's, is left out
   for (std::size_t L : candidate_lengths(min_length)) {
     double& seconds = timed_lengths[{L, sizeof(T)}];  // 0: not timed yet
+    if (seconds == 0) args.check_deadline();
     if (seconds == 0 && !refusals.made([&] { seconds = time_transforms(RealFftPair<T>({L}, FftPlanning::quick)); }))
       continue;
     const double cost = seconds * transforms + static_cast<double>(L / 2 + 1) * macs_per_bin * 1e-9;
@@ -216,10 +218,11 @@ KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length
   check_fft_extent(min_length);  // said once, not as every candidate length's refusal
   // At the shortest length too, before candidate lengths are timed (seconds each when long).
   SpectralConv<T, PolynomialLayout<T>>::check_work_space(PolynomialLayout<T>(s, min_length, band_rows), args);
-  if (fft_length == 0) fft_length = choose_length<T>(s, min_length, args.threads);
+  if (fft_length == 0) fft_length = choose_length(args, min_length);
   if (fft_length < min_length)
     throw Error(ErrorCode::invalid_argument, "conv2d polyhankel: FFT length " + std::to_string(fft_length) +
                                                  " is below the exact minimum " + std::to_string(min_length));
+  args.check_deadline();  // before the FFT plan: a measured one takes up to 2 s
   return std::make_unique<SpectralConv<T, PolynomialLayout<T>>>(
       args, PolynomialLayout<T>(s, fft_length, band_rows), planning.value_or(fft_planning(fft_length)));
 }
@@ -276,11 +279,13 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
   double best_seconds = 1e300;
   Refusals refusals;  // bands whose arrays do not fit are left out
   for (const std::size_t rows : heights) {
+    args.check_deadline();
     KernelPtr<T> kernel;
     if (!refusals.made([&] { kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick); })) continue;
     kernel->run(input.data(), output.data());  // first touch of its arrays
     double seconds = 1e300;
     for (int round = 0; round < 3; ++round) {
+      args.check_deadline();
       const auto start = std::chrono::steady_clock::now();
       kernel->run(input.data(), output.data());
       seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
