@@ -410,8 +410,9 @@ TEST(Conv2dPolyHankelTest, RowBandsAreExact) {
 
 /// auto gives the FFT algorithms' planning a deadline (kernels.hpp: PlanDeadline): polyhankel
 /// stops at one that has passed, whether its choices are timed (the 200x200 image, L > 32 768,
-/// chooses bands and lengths) or not, and keeps nothing of a choice cut short: the same shapes
-/// planned afterwards without a deadline match the definition.
+/// chooses bands and lengths) or not, and so does fft2d (in its weight transforms); polyhankel
+/// keeps nothing of a choice cut short: the same shapes planned afterwards with a deadline an
+/// hour away match the definition.
 TEST(Conv2dPolyHankelTest, PlanningStopsAtAPassedDeadlineAndKeepsNothing) {
   std::mt19937_64 rng(9);
   const fastconv::nn::PlanDeadline passed(std::chrono::steady_clock::duration::zero());
@@ -420,6 +421,8 @@ TEST(Conv2dPolyHankelTest, PlanningStopsAtAPassedDeadlineAndKeepsNothing) {
     const auto b = random_values<double>(s.filters, rng);
     EXPECT_THROW(fastconv::nn::make_polyhankel<double>({s, w, b, 2, &passed}), fastconv::nn::PlanDeadline::Passed)
         << describe(s, Conv2dAlgorithm::polyhankel);
+    EXPECT_THROW(fastconv::nn::make_fft2d<double>({s, w, b, 2, &passed}), fastconv::nn::PlanDeadline::Passed)
+        << describe(s, Conv2dAlgorithm::fft2d);
     const fastconv::nn::PlanDeadline later(std::chrono::hours(1));
     const auto kernel = fastconv::nn::make_polyhankel<double>({s, w, b, 2, &later});
     std::vector<double> y(s.output_size(), 1e30);

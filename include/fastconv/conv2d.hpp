@@ -105,8 +105,9 @@ void check_conv2d_backend(std::string_view backend_name, Conv2dAlgorithm algorit
 /// Construction copies and transforms the weights (kernel spectra, Winograd filter
 /// transforms), makes FFT plans and allocates scratch; with Conv2dAlgorithm::auto_ it also
 /// times every applicable algorithm on the shape, once per process for each
-/// (shape, type, threads), and leaves out an FFT algorithm (fft2d, polyhankel) whose planning
-/// would take longer than 10 runs of the fastest of the others, and at least 4 s (name it to plan
+/// (shape, type, threads). It gives the planning of fft2d and polyhankel, together, 10 runs of
+/// the fastest of direct, im2col_gemm and winograd, and at least 4 s, and leaves out the one
+/// not planned by then (a transform or a timing under way finishes first; name either to plan
 /// it in full). `threads` = 0: OpenMP's default. BLAS calls use OpenBLAS's own
 /// thread count (OPENBLAS_NUM_THREADS). Work that does not fit in the memory this process may
 /// use is refused before it is allocated (an out_of_memory Error), and an FFT longer than the

@@ -84,8 +84,9 @@ class Conv2dPlan:
     """A convolution planned once for one weight tensor and input shape, executed many times:
     FFT plans, kernel spectra and Winograd filter transforms are made at construction (with
     algorithm="auto", each applicable algorithm is also timed once per shape and process, and
-    the fastest kept, as cuDNN's find does; fft2d and polyhankel are left out when their planning
-    would take longer than 10 runs of the fastest other one, and at least 4 s).
+    the fastest kept, as cuDNN's find does; the planning of fft2d and polyhankel gets, together,
+    10 runs of the fastest other one and at least 4 s, and the one not planned by then is left
+    out; name either to plan it in full).
 
     `backend`: "cpu" (every algorithm; `threads` threads, 0 = all cores), "reference" (direct,
     one thread), "cuda" (polyhankel, with cuFFT; the weights' spectra stay on the device), a

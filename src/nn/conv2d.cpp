@@ -176,12 +176,15 @@ ChoiceKey choice_key(const Conv2dShape& s, int threads) {
 
 /// Builds every applicable kernel (but those refused: nn::Refusals, and those cut short by the
 /// deadline) and races them on a deterministic sample input. The algorithms planned in
-/// milliseconds come first, each run once as it is built; their fastest run sets the deadline
-/// of the FFT algorithms' planning, kPlanRuns runs and at least kPlanFloor seconds. Without it an
-/// 8002x8002 output (one channel, two 3x3 filters) spent 29 s choosing, 19 s of them timing
-/// polyhankel's FFT lengths of 64 million points, for an algorithm whose run (0.31 s) was 10x
-/// direct's (0.03 s). An FFT algorithm not planned by then leaves the race (naming it plans it
-/// in full).
+/// milliseconds come first, each run once as it is built (a warm-up, which also touches its
+/// arrays first); their fastest warm-up sets the deadline of the FFT algorithms' planning,
+/// kPlanRuns runs and at least kPlanFloor seconds. They stop at their first check past it
+/// (between weight transforms, and polyhankel's between timed FFT lengths and band heights and
+/// before its FFT plan; a transform or a timing under way finishes) and leave the race, and
+/// fft2d is not started once it has passed. Naming either plans it in full. Without the deadline
+/// an 8002x8002 output (one channel, two 3x3 filters) spent 29–34 s choosing, 19 s of them in
+/// polyhankel's timings of FFT lengths of 64 million points, for an algorithm whose run
+/// (0.31 s) was 10x direct's (0.03 s).
 /// The race runs in rounds that run every candidate still in it once, so that a burst of noise
 /// (other processes, a busy neighbour on a VM) falls on all of them alike; the fastest by
 /// median wins, and its plan work is not repeated. Candidates whose median is over 1.5× the
@@ -221,15 +224,15 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
   };
   std::vector<Candidate> race;
   nn::Refusals refusals;  // an algorithm whose work arrays do not fit leaves the others to race
-  double best = 1e300;
+  double fastest_warm_up = 1e300;
   std::optional<nn::PlanDeadline> deadline;
   for (Conv2dAlgorithm candidate : kMeasured) {
     if (!conv2d_supports(candidate, s)) continue;
     nn::KernelArgs<T> a = args;
-    if (plans_ffts(candidate) && best < 1e300) {  // (none before them when all were refused)
+    if (plans_ffts(candidate) && fastest_warm_up < 1e300) {  // (none without a warm-up: all refused)
       if (!deadline)
         deadline.emplace(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::duration<double>(std::max(kPlanFloor, kPlanRuns * best))));
+            std::chrono::duration<double>(std::max(kPlanFloor, kPlanRuns * fastest_warm_up))));
       if (deadline->passed()) continue;
       a.deadline = &*deadline;
     }
@@ -238,20 +241,19 @@ std::pair<Conv2dAlgorithm, nn::KernelPtr<T>> measure_fastest(const nn::KernelArg
     } catch (const nn::PlanDeadline::Passed&) {
       continue;
     }
-    race.back().sample(input.data(), output.data());  // the first round
-    best = std::min(best, race.back().median);
+    fastest_warm_up = std::min(fastest_warm_up, time_run(*race.back().kernel, input.data(), output.data()));
   }
   if (race.empty()) refusals.rethrow_first();
   for (int round = 1;; ++round) {
-    if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
-    std::erase_if(race, [best, round](const Candidate& c) {
-      return c.median > 1.5 * best && (round >= 3 || c.median > 0.2);
-    });
-    best = 1e300;
+    double best = 1e300;
     for (Candidate& c : race) {
       c.sample(input.data(), output.data());
       best = std::min(best, c.median);
     }
+    if (best > 0.2 || round >= std::clamp(static_cast<int>(0.2 / best), 3, 64)) break;
+    std::erase_if(race, [best, round](const Candidate& c) {
+      return c.median > 1.5 * best && (round >= 3 || c.median > 0.2);
+    });
   }
   const auto winner = std::min_element(race.begin(), race.end(),
                                        [](const Candidate& a, const Candidate& b) { return a.median < b.median; });
