@@ -212,7 +212,8 @@ std::size_t choose_length(const KernelArgs<T>& args, std::size_t min_length) {
 /// The kernel for `band_rows` (≥ Oh: no bands) at `fft_length` (0: chosen).
 template <class T>
 KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows,
-                               std::optional<FftPlanning> planning) {
+                               std::optional<FftPlanning> planning,
+                               KernelSpectra spectra = KernelSpectra::of_weights) {
   const Conv2dShape& s = args.shape;
   const std::size_t min_length = polyhankel_min_length(s, band_rows);
   check_fft_extent(min_length);  // said once, not as every candidate length's refusal
@@ -224,7 +225,7 @@ KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length
                                                  " is below the exact minimum " + std::to_string(min_length));
   args.check_deadline();  // before the FFT plan: a measured one takes up to 2 s
   return std::make_unique<SpectralConv<T, PolynomialLayout<T>>>(
-      args, PolynomialLayout<T>(s, fft_length, band_rows), planning.value_or(fft_planning(fft_length)));
+      args, PolynomialLayout<T>(s, fft_length, band_rows), planning.value_or(fft_planning(fft_length)), spectra);
 }
 
 using BandKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
@@ -239,7 +240,9 @@ constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 /// The band height: the whole output when the kernel spectra are small and the transform short
 /// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
-/// input with FFTW_ESTIMATE plans (best of 3 runs, or one run over 0.2 s; with measured plans
+/// input with FFTW_ESTIMATE plans and zero kernel spectra, not the weights' (KernelSpectra),
+/// whose K·C transforms per candidate cost more than its runs on large shapes (best of 3 runs,
+/// or one run over 0.2 s; with measured plans
 /// for every candidate, planning 224², C = K = 1 took 13.6 s during a concurrent build, against
 /// 1.1 s idle now). Heights whose work space does not fit in memory, or whose FFT is beyond the
 /// library's, are left out.
@@ -281,7 +284,10 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
   for (const std::size_t rows : heights) {
     args.check_deadline();
     KernelPtr<T> kernel;
-    if (!refusals.made([&] { kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick); })) continue;
+    if (!refusals.made([&] {
+          kernel = polyhankel_kernel(args, 0, rows, FftPlanning::quick, KernelSpectra::zeros_for_timing);
+        }))
+      continue;
     kernel->run(input.data(), output.data());  // first touch of its arrays
     double seconds = 1e300;
     for (int round = 0; round < 3; ++round) {
