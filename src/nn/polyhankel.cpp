@@ -212,8 +212,7 @@ std::size_t choose_length(const KernelArgs<T>& args, std::size_t min_length) {
 /// The kernel for `band_rows` (≥ Oh: no bands) at `fft_length` (0: chosen).
 template <class T>
 KernelPtr<T> polyhankel_kernel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows,
-                               std::optional<FftPlanning> planning,
-                               KernelSpectra spectra = KernelSpectra::of_weights) {
+                               std::optional<FftPlanning> planning, KernelSpectra spectra) {
   const Conv2dShape& s = args.shape;
   const std::size_t min_length = polyhankel_min_length(s, band_rows);
   check_fft_extent(min_length);  // said once, not as every candidate length's refusal
@@ -240,12 +239,11 @@ constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 /// The band height: the whole output when the kernel spectra are small and the transform short
 /// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
-/// input with FFTW_ESTIMATE plans and zero kernel spectra, not the weights' (KernelSpectra),
-/// whose K·C transforms per candidate cost more than its runs on large shapes (best of 3 runs,
-/// or one run over 0.2 s; with measured plans
+/// input with FFTW_ESTIMATE plans (best of 3 runs, or one run over 0.2 s; with measured plans
 /// for every candidate, planning 224², C = K = 1 took 13.6 s during a concurrent build, against
-/// 1.1 s idle now). Heights whose work space does not fit in memory, or whose FFT is beyond the
-/// library's, are left out.
+/// 1.1 s idle now). The candidates have zero kernel spectra, not the weights' (KernelSpectra):
+/// their K·C transforms cost more than the runs on large shapes. Heights whose work space does
+/// not fit in memory, or whose FFT is beyond the library's, are left out.
 /// More bands must win by 5 %: on a machine whose cache holds the spectra, they only add
 /// overlap, and the timings differ by noise. Bands that bring a long transform under
 /// kLongestMeasuredFft get a measured plan, and a transform that fits in L2: at 224², 5×5,
@@ -309,7 +307,7 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
 template <class T>
 KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows) {
   if (band_rows == 0) band_rows = fft_length == 0 ? choose_band_rows(args) : args.shape.out_height();
-  return polyhankel_kernel(args, fft_length, band_rows, std::nullopt);
+  return polyhankel_kernel(args, fft_length, band_rows, std::nullopt, KernelSpectra::of_weights);
 }
 
 template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t, std::size_t);

@@ -64,6 +64,13 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
   isa_base::spectral_product(xs, us, ys, bins, accumulate);
 }
 
+/// The kernel spectra a SpectralConv makes: the weights', or zeros for a kernel that is only
+/// timed (polyhankel's band choice). A run does the same work on any normal values (only
+/// subnormal ones, which zeros never give, could slow the real runs), and K·C transforms are
+/// saved per candidate: for the whole output at 1024x1024, C = K = 32, 5x5, 1024 of a million
+/// points each.
+enum class KernelSpectra { of_weights, zeros_for_timing };
+
 /// Layout requirements (see fft2d.cpp, polyhankel.cpp):
 ///   static constexpr std::string_view name;                the algorithm, for messages
 ///   std::vector<std::size_t> dims() const;                 the real transform's extents
@@ -84,11 +91,6 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
 /// them. Otherwise every forward transform of the band writes its spectrum into X (one row of
 /// bins_row_ per plane), the channel sum goes over blocks of bins of every row into Y, and every
 /// inverse transform reads its row of Y: the spectra are never copied.
-/// The kernel spectra a SpectralConv makes: the weights', or zeros for a kernel that is only
-/// timed (polyhankel's band choice): a run costs the same on any values, and K·C transforms are
-/// saved per candidate (1024 of a million points each at 1024x1024, C = K = 32, 5x5).
-enum class KernelSpectra { of_weights, zeros_for_timing };
-
 template <class T, class Layout>
 class SpectralConv final : public Conv2dKernel<T> {
   using complex = std::complex<T>;
