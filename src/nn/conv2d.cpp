@@ -136,8 +136,9 @@ constexpr bool plans_ffts(Conv2dAlgorithm algorithm) noexcept {
 }
 
 /// The time auto gives the FFT algorithms' planning, all together: kPlanRuns runs of the fastest
-/// algorithm planned before them, and at least kPlanFloor seconds (a fresh process plans
-/// polyhankel in 1.5–2.7 s on the benchmark's shapes, most of it in measured FFTW plans).
+/// algorithm planned before them, and at least kPlanFloor seconds (a fresh process planned
+/// polyhankel in 0.3–3.2 s on five of the benchmark's shapes; at 224², C = K = 1, most of it
+/// in FFTW's measured plan).
 constexpr double kPlanRuns = 10;
 constexpr double kPlanFloor = 4;
 

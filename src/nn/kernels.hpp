@@ -36,9 +36,10 @@ using KernelPtr = std::unique_ptr<Conv2dKernel<T>>;
 
 /// The time auto gives an algorithm's planning (see measure_fastest in conv2d.cpp). A factory
 /// that makes a timed choice (polyhankel's FFT length and bands, seconds on a large shape) calls
-/// check() before each candidate it times and before its final FFT plan; once the deadline has
-/// passed, check() throws Passed and the algorithm leaves auto's race unbuilt. Passed is not an
-/// Error, so that the choices' Refusals let it through, and a choice cut short is not cached.
+/// check() before each candidate it times and before its final FFT plan, and SpectralConv's
+/// weight transforms stop at passed(); once the deadline has passed, Passed is thrown and the
+/// algorithm leaves auto's race unbuilt. Passed is not an Error, so that the choices' Refusals
+/// let it through, and a choice cut short is not cached.
 class PlanDeadline {
  public:
   struct Passed {};

@@ -116,11 +116,8 @@ class SpectralConv final : public Conv2dKernel<T> {
       x_ = AlignedArray<T>(2 * s.batch * s.channels * bins_row_);
       y_ = AlignedArray<T>(2 * s.batch * s.filters * bins_row_);
     }
-    if (spectra == KernelSpectra::of_weights) {
-      kernel_spectra(a.weights, a.deadline);
-    } else {
-      u_ = AlignedArray<complex>(s.filters * s.channels * bins_row_);
-    }
+    u_ = AlignedArray<complex>(s.filters * s.channels * bins_row_);  // zeros
+    if (spectra == KernelSpectra::of_weights) kernel_spectra(a.weights, a.deadline);
   }
 
   /// An out_of_memory Error unless every array the constructor allocates for `layout`, with the
@@ -176,7 +173,6 @@ class SpectralConv final : public Conv2dKernel<T> {
   void kernel_spectra(std::span<const T> weights, const PlanDeadline* deadline) {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
-    u_ = AlignedArray<complex>(K * C * bins_row_);
     const T scale = T(1) / static_cast<T>(fft_.real_size());
     const long long pairs = static_cast<long long>(K * C);
     std::atomic<bool> cut{false};
