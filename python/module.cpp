@@ -403,9 +403,11 @@ std::vector<Wide> checked_values(nb::handle values, const char* what, std::uint6
   nb::module_ np = nb::module_::import_("numpy");
   nb::object array = np.attr("asarray")(values);
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
-  if (kind != "b" && kind != "i" && kind != "u")
+  // An empty sequence is NumPy's float64: it is refused for its length, not its type.
+  const bool empty = nb::cast<std::size_t>(array.attr("size")) == 0;
+  if (kind != "b" && kind != "i" && kind != "u" && !empty)
     throw Error(ErrorCode::invalid_argument, std::string(what) + " holds integers, not values of dtype " +
-                                                 nb::cast<std::string>(nb::str(array.attr("dtype"))));
+                                                 nb::cast<std::string>(array.attr("dtype").attr("name")));
   if (nb::cast<int>(array.attr("ndim")) != 1)
     throw Error(ErrorCode::invalid_argument, std::string(what) + " is one-dimensional");
   // Unsigned arrays are read as uint64 and the rest as int64: every value keeps its sign and size.
@@ -471,6 +473,26 @@ nb::ndarray<nb::numpy, std::uint8_t> truth_table(const BooleanFunction& f) {
   return to_numpy(std::move(bits), {n});
 }
 
+/// __hash__ of a type with value equality (BooleanFunction, SBox): FNV-1a over `tag` and the
+/// words that make the value, so that equal values hash equal (Python's rule for dict keys).
+template <class Word>
+std::uint64_t value_hash(std::uint64_t tag, std::span<const Word> words) {
+  std::uint64_t h = (14695981039346656037ull ^ tag) * 1099511628211ull;
+  for (const Word w : words) h = (h ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+  return h;
+}
+
+/// A method of an immutable `Self` (BooleanFunction, SBox) computed without the GIL, so that
+/// other Python threads run meanwhile (docs/python.md, "Threads"); `Args` are its arguments
+/// after the object.
+template <class Self, class... Args, class F>
+auto released(F f) {
+  return [f](const Self& self, Args... args) {
+    nb::gil_scoped_release release;
+    return f(self, args...);
+  };
+}
+
 void bind_boolean(nb::module_& m) {
   nb::class_<BooleanFunction>(m, "BooleanFunction",
                               "A Boolean function of n <= 32 variables, given by its truth table f(0 ... 2^n-1).\n\n"
@@ -507,6 +529,7 @@ void bind_boolean(nb::module_& m) {
       .def("truth_table", &truth_table, "The values f(0 ... 2^n-1) as a uint8 array.")
       .def("to_hex", &BooleanFunction::to_hex, "The hex truth table, without a prefix.")
       .def("__eq__", [](const BooleanFunction& a, const BooleanFunction& b) { return a == b; }, nb::is_operator())
+      .def("__hash__", [](const BooleanFunction& f) { return value_hash(f.num_variables(), f.words()); })
       .def("__repr__",
            [](const BooleanFunction& f) { return "BooleanFunction(\"" + f.to_hex() + "\", n=" +
                                                  std::to_string(f.num_variables()) + ")"; })
@@ -538,34 +561,46 @@ void bind_boolean(nb::module_& m) {
             return to_numpy(std::move(r), {n});
           },
           "backend"_a = "auto", "Delta_f(a) = sum_x (-1)^(f(x) xor f(x xor a)) for a = 0 ... 2^n-1 (int64).")
-      .def_prop_ro("linearity", [](const BooleanFunction& f) { return f.linearity(); }, "max |W_f(a)|.")
-      .def_prop_ro("nonlinearity", [](const BooleanFunction& f) { return f.nonlinearity(); },
+      .def_prop_ro("linearity", released<BooleanFunction>([](const BooleanFunction& f) { return f.linearity(); }), "max |W_f(a)|.")
+      .def_prop_ro("nonlinearity", released<BooleanFunction>([](const BooleanFunction& f) { return f.nonlinearity(); }),
                    "2^(n-1) - linearity/2: the distance to the nearest affine function.")
-      .def_prop_ro("is_bent", [](const BooleanFunction& f) { return f.is_bent(); })
-      .def_prop_ro("plateau_amplitude", [](const BooleanFunction& f) { return f.plateau_amplitude(); },
+      .def_prop_ro("is_bent", released<BooleanFunction>([](const BooleanFunction& f) { return f.is_bent(); }))
+      .def_prop_ro("plateau_amplitude", released<BooleanFunction>([](const BooleanFunction& f) { return f.plateau_amplitude(); }),
                    "The common nonzero |W_f(a)| if f is plateaued, else None.")
-      .def_prop_ro("is_plateaued", [](const BooleanFunction& f) { return f.is_plateaued(); })
-      .def_prop_ro("correlation_immunity", [](const BooleanFunction& f) { return f.correlation_immunity(); })
-      .def_prop_ro("resiliency_order", [](const BooleanFunction& f) { return f.resiliency_order(); },
+      .def_prop_ro("is_plateaued", released<BooleanFunction>([](const BooleanFunction& f) { return f.is_plateaued(); }))
+      .def_prop_ro("correlation_immunity",
+                   released<BooleanFunction>([](const BooleanFunction& f) { return f.correlation_immunity(); }))
+      .def_prop_ro("resiliency_order", released<BooleanFunction>([](const BooleanFunction& f) { return f.resiliency_order(); }),
                    "The correlation immunity if f is balanced, -1 otherwise.")
-      .def_prop_ro("absolute_indicator", [](const BooleanFunction& f) { return f.absolute_indicator(); })
-      .def_prop_ro("sum_of_squares_indicator", [](const BooleanFunction& f) { return f.sum_of_squares_indicator(); })
-      .def("walsh_histogram", [](const BooleanFunction& f) { return histogram_dict(f.walsh_histogram()); },
+      .def_prop_ro("absolute_indicator",
+                   released<BooleanFunction>([](const BooleanFunction& f) { return f.absolute_indicator(); }))
+      .def_prop_ro("sum_of_squares_indicator",
+                   released<BooleanFunction>([](const BooleanFunction& f) { return f.sum_of_squares_indicator(); }))
+      .def("walsh_histogram",
+           [](const BooleanFunction& f) {
+             return histogram_dict(released<BooleanFunction>([](const BooleanFunction& g) { return g.walsh_histogram(); })(f));
+           },
            "W_f value -> count.")
       .def("autocorrelation_histogram",
-           [](const BooleanFunction& f) { return histogram_dict(f.autocorrelation_histogram()); },
+           [](const BooleanFunction& f) {
+             return histogram_dict(
+                 released<BooleanFunction>([](const BooleanFunction& g) { return g.autocorrelation_histogram(); })(f));
+           },
            "Delta_f value -> count.")
       .def(
           "linear_structures",
           [](const BooleanFunction& f) {
             std::vector<std::pair<std::uint64_t, int>> out;
-            for (const auto& s : f.linear_structures()) out.emplace_back(s.a, s.c ? 1 : 0);
+            const auto structures = released<BooleanFunction>([](const BooleanFunction& g) { return g.linear_structures(); })(f);
+            for (const auto& s : structures) out.emplace_back(s.a, s.c ? 1 : 0);
             return out;
           },
           "Every (a, c) with f(x xor a) xor f(x) = c for all x, by increasing a.")
-      .def("algebraic_normal_form", &BooleanFunction::algebraic_normal_form,
+      .def("algebraic_normal_form",
+           released<BooleanFunction>([](const BooleanFunction& f) { return f.algebraic_normal_form(); }),
            "The ANF as a BooleanFunction: value u is the coefficient of the monomial prod_{i in u} x_i.")
-      .def_prop_ro("algebraic_degree", &BooleanFunction::algebraic_degree, "-1 for the zero function.")
+      .def_prop_ro("algebraic_degree", released<BooleanFunction>([](const BooleanFunction& f) { return f.algebraic_degree(); }),
+                   "-1 for the zero function.")
       .def_prop_ro(
           "algebraic_immunity",
           [](const BooleanFunction& f) {
@@ -606,15 +641,6 @@ nb::dict sbox_summary(const SBox& s, const BackendArg& backend) {
   d["differential_branch_number"] = x.differential_branch_number;
   d["linear_branch_number"] = x.linear_branch_number;
   return d;
-}
-
-/// A statistic computed without the GIL.
-template <class F>
-auto released(F f) {
-  return [f](const SBox& s) {
-    nb::gil_scoped_release release;
-    return f(s);
-  };
 }
 
 void bind_sbox(nb::module_& m) {
@@ -659,6 +685,7 @@ void bind_sbox(nb::module_& m) {
           },
           "The look-up table as a uint32 array.")
       .def("__eq__", [](const SBox& a, const SBox& b) { return a == b; }, nb::is_operator())
+      .def("__hash__", [](const SBox& s) { return value_hash(s.output_bits(), s.lut()); })
       .def("__repr__",
            [](const SBox& s) {
              std::string out = "SBox([";
@@ -725,35 +752,38 @@ void bind_sbox(nb::module_& m) {
             return table_to_numpy(std::move(t));
           },
           "backend"_a = "auto", "ACT[a][b] = sum_x (-1)^(b.(S(x) xor S(x xor a))) (int32).")
-      .def_prop_ro("differential_uniformity", released([](const SBox& s) { return s.differential_uniformity(); }),
+      .def_prop_ro("differential_uniformity", released<SBox>([](const SBox& s) { return s.differential_uniformity(); }),
                    "max over a != 0 and b of DDT[a][b].")
       .def_prop_ro("differential_spectrum",
-                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.differential_spectrum(); })(s)); },
+                   [](const SBox& s) { return histogram_dict(released<SBox>([](const SBox& x) { return x.differential_spectrum(); })(s)); },
                    "DDT value -> count over a != 0.")
-      .def_prop_ro("is_apn", released([](const SBox& s) { return s.is_apn(); }))
-      .def_prop_ro("linearity", released([](const SBox& s) { return s.linearity(); }), "max over b != 0 of |LAT[a][b]|.")
-      .def_prop_ro("nonlinearity", released([](const SBox& s) { return s.nonlinearity(); }))
+      .def_prop_ro("is_apn", released<SBox>([](const SBox& s) { return s.is_apn(); }))
+      .def_prop_ro("linearity", released<SBox>([](const SBox& s) { return s.linearity(); }), "max over b != 0 of |LAT[a][b]|.")
+      .def_prop_ro("nonlinearity", released<SBox>([](const SBox& s) { return s.nonlinearity(); }))
       .def_prop_ro("absolute_walsh_spectrum",
-                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.absolute_walsh_spectrum(); })(s)); },
+                   [](const SBox& s) { return histogram_dict(released<SBox>([](const SBox& x) { return x.absolute_walsh_spectrum(); })(s)); },
                    "|LAT| value -> count over b != 0.")
-      .def_prop_ro("boomerang_uniformity", released([](const SBox& s) { return s.boomerang_uniformity(); }),
+      .def_prop_ro("boomerang_uniformity", released<SBox>([](const SBox& s) { return s.boomerang_uniformity(); }),
                    "max over a, b != 0 of BCT[a][b] (permutations only).")
       .def_prop_ro("boomerang_spectrum",
-                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.boomerang_spectrum(); })(s)); })
-      .def_prop_ro("max_degree", released([](const SBox& s) { return s.max_degree(); }),
+                   [](const SBox& s) { return histogram_dict(released<SBox>([](const SBox& x) { return x.boomerang_spectrum(); })(s)); })
+      .def_prop_ro("max_degree", released<SBox>([](const SBox& s) { return s.max_degree(); }),
                    "The largest algebraic degree of a coordinate (SageMath's max_degree).")
-      .def_prop_ro("min_degree", released([](const SBox& s) { return s.min_degree(); }),
+      .def_prop_ro("min_degree", released<SBox>([](const SBox& s) { return s.min_degree(); }),
                    "The smallest algebraic degree of a component b != 0 (SageMath's min_degree).")
       .def_prop_ro("degree_spectrum",
-                   [](const SBox& s) { return histogram_dict(released([](const SBox& x) { return x.degree_spectrum(); })(s)); })
-      .def_prop_ro("differential_branch_number", released([](const SBox& s) { return s.differential_branch_number(); }))
-      .def_prop_ro("linear_branch_number", released([](const SBox& s) { return s.linear_branch_number(); }))
+                   [](const SBox& s) { return histogram_dict(released<SBox>([](const SBox& x) { return x.degree_spectrum(); })(s)); })
+      .def_prop_ro("differential_branch_number", released<SBox>([](const SBox& s) { return s.differential_branch_number(); }))
+      .def_prop_ro("linear_branch_number", released<SBox>([](const SBox& s) { return s.linear_branch_number(); }))
       .def_prop_ro("is_permutation", &SBox::is_permutation)
-      .def("inverse", &SBox::inverse, "The inverse permutation.")
-      .def("fixed_points", &SBox::fixed_points, "Every x with S(x) = x.")
-      .def("cycle_type", &SBox::cycle_type, "Cycle length -> number of cycles (permutations).")
-      .def("component_function", &SBox::component_function, "b"_a, "x -> b.S(x) as a BooleanFunction.")
-      .def("coordinate_function", &SBox::coordinate_function, "i"_a, "x -> bit i of S(x) as a BooleanFunction.")
+      .def("inverse", released<SBox>([](const SBox& s) { return s.inverse(); }), "The inverse permutation.")
+      .def("fixed_points", released<SBox>([](const SBox& s) { return s.fixed_points(); }), "Every x with S(x) = x.")
+      .def("cycle_type", released<SBox>([](const SBox& s) { return s.cycle_type(); }),
+           "Cycle length -> number of cycles (permutations).")
+      .def("component_function", released<SBox, std::uint32_t>([](const SBox& s, std::uint32_t b) { return s.component_function(b); }),
+           "b"_a, "x -> b.S(x) as a BooleanFunction.")
+      .def("coordinate_function", released<SBox, int>([](const SBox& s, int i) { return s.coordinate_function(i); }),
+           "i"_a, "x -> bit i of S(x) as a BooleanFunction.")
       .def("summary", &sbox_summary, "backend"_a = "auto",
            "The dict `fastconv sbox analyze --json` prints (same keys and values).");
 }

@@ -564,7 +564,10 @@ TEST_F(BooleanFile, ErrorsNameTheFileAndThePlace) {
   const auto empty = write(" \n");
   expect_error([&] { (void)BooleanFunction::from_file(empty); }, ErrorCode::io, "the file is empty");
   expect_error([] { (void)BooleanFunction::from_file("/nonexistent/truth_table.txt"); }, ErrorCode::io,
-               "/nonexistent/truth_table.txt: cannot be opened");
+               "/nonexistent/truth_table.txt: cannot open: No such file or directory");
+  const auto directory = std::filesystem::temp_directory_path();
+  expect_error([&] { (void)BooleanFunction::from_file(directory); }, ErrorCode::io,
+               directory.string() + ": cannot open: Is a directory");
 }
 
 }  // namespace

@@ -116,6 +116,15 @@ def _coerce(a: np.ndarray, supported: tuple) -> np.ndarray:
     return a if name == own else a.astype(name)
 
 
+def _check_range(a: np.ndarray, dtype: np.dtype, name: str) -> None:
+    """IntegerOverflowError naming the first value of integer array `a` outside `dtype`'s range."""
+    info = np.iinfo(dtype)
+    outside = (a < info.min) | (a > info.max)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise IntegerOverflowError(f"{name}[{i}] = {a[i]} does not fit {dtype} (range {info.min} ... {info.max})")
+
+
 def _vector(x: Any, name: str) -> np.ndarray:
     a = _coerce(_arrays.to_numpy(x), _DYADIC_TYPES)
     if a.ndim != 1:
@@ -261,11 +270,12 @@ def _wht_numpy(
     if out is not None:
         if not isinstance(out, np.ndarray) or not out.flags.writeable:
             raise InvalidArgumentError("out must be a writable NumPy array")
-        if out.shape != a.shape or out.dtype != a.dtype:
+        # An out of the other byte order (as x may be) gets the result converted into it.
+        if out.shape != a.shape or out.dtype.newbyteorder("=") != a.dtype:
             raise InvalidArgumentError(
                 f"out has shape {out.shape} and dtype {out.dtype}; the result has {a.shape} and {a.dtype}"
             )
-        if axis == a.ndim - 1 and out.flags.c_contiguous:
+        if axis == a.ndim - 1 and out.flags.c_contiguous and out.dtype == a.dtype:
             if out is a or (a.flags.c_contiguous and out.ctypes.data == a.ctypes.data):
                 run(out)  # in place: no copy at all
             else:
@@ -420,6 +430,8 @@ class DyadicSystem:
         if a.dtype != self.dtype:
             if not np.can_cast(a.dtype, self.dtype, casting="same_kind"):
                 raise InvalidArgumentError(f"a {self.dtype} system cannot take a {a.dtype} signal")
+            if self.dtype.kind == "i" and not np.can_cast(a.dtype, self.dtype):
+                _check_range(a, self.dtype, "x")  # int64 values into an int32 system: exact, or refused
             a = a.astype(self.dtype)
         result = self._system.apply(np.ascontiguousarray(a))
         return framework.from_numpy(result, x) if framework is not None else _arrays.like_input(result, x)

@@ -30,7 +30,10 @@ def padding_of(padding: PaddingLike, kernel: Tuple[int, int]) -> Tuple[int, int,
             kh, kw = kernel
             return ((kh - 1) // 2, kh // 2, (kw - 1) // 2, kw // 2)
         raise _invalid(f"padding '{padding}' is not 'valid', 'same', an int, (ph, pw) or (top, bottom, left, right)")
-    values = (padding,) if isinstance(padding, (int, np.integer)) else tuple(padding)
+    try:
+        values = (padding,) if isinstance(padding, (int, np.integer)) else tuple(padding)
+    except TypeError:
+        raise _invalid(f"padding {padding!r} is not 'valid', 'same', an int, (ph, pw) or (top, bottom, left, right)") from None
     if not all(isinstance(v, (int, np.integer)) and v >= 0 for v in values):
         raise _invalid(f"padding {padding!r} must hold whole numbers >= 0")
     if len(values) == 1:
@@ -64,8 +67,17 @@ def _dtype_name(x: Any) -> str:
     return framework.dtype_name(x) if framework is not None else _arrays.dtype_name(_arrays.to_numpy(x).dtype)
 
 
+def _check_real(name: str) -> None:
+    """InvalidArgumentError unless `name` is a dtype of real numbers (a complex operand would
+    lose its imaginary part in the conversion)."""
+    if not (name == "bool" or name.startswith(("int", "uint", "float", "bfloat"))):
+        raise _invalid(f"conv2d takes real numbers, not arrays of dtype {name}")
+
+
 def _float_dtype(*names: str) -> np.dtype:
     """float32 when every operand is float32 (or float16, bfloat16), else float64."""
+    for name in names:
+        _check_real(name)
     narrow = all(name in ("float32", "float16", "bfloat16") for name in names)
     return np.dtype(np.float32 if narrow else np.float64)
 
@@ -116,8 +128,12 @@ class Conv2dPlan:
         w = _host(weights)
         if w.ndim != 4:
             raise _invalid(f"weights must have shape (K, C, Kh, Kw), not {w.shape}")
-        if len(input_shape) not in (3, 4):
-            raise _invalid(f"the input shape must be (N, C, H, W) or (C, H, W), not {tuple(input_shape)}")
+        if len(input_shape) not in (3, 4) or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in input_shape
+        ):
+            raise _invalid(
+                f"the input shape must be (N, C, H, W) or (C, H, W) of whole numbers >= 0, not {tuple(input_shape)}"
+            )
         n, c, h, wd = (1, *input_shape) if len(input_shape) == 3 else tuple(input_shape)
         if c != w.shape[1]:
             raise _invalid(f"the weights take {w.shape[1]} input channels, the input has {c}")
@@ -159,6 +175,7 @@ class Conv2dPlan:
         a = _host(x)
         if tuple(a.shape) != self.input_shape:
             raise _invalid(f"this plan takes inputs of shape {self.input_shape}, not {tuple(a.shape)}")
+        _check_real(_arrays.dtype_name(a.dtype))
         batched = np.ascontiguousarray(a.reshape((1, *a.shape)) if a.ndim == 3 else a, dtype=self.dtype)
         y = self._plan.execute(batched)
         if a.ndim == 3:

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include "analysis/anf.hpp"
+#include "core/files.hpp"
 #include "fastconv/error.hpp"
 
 namespace fastconv {
@@ -83,14 +83,6 @@ std::string quoted(char c) {
 }
 
 // --- files ---------------------------------------------------------------------------------
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::io, path.string() + ": cannot be opened for reading");
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) fail(ErrorCode::io, path.string() + ": read error");
-  return text;
-}
 
 /// "line L, column C" (1-based) of a byte offset.
 std::string place_of(std::string_view text, std::size_t offset) {
@@ -192,7 +184,7 @@ BooleanFunction BooleanFunction::from_words(std::span<const std::uint64_t> words
 
 BooleanFunction BooleanFunction::from_file(const std::filesystem::path& path) {
   const std::string name = path.string();
-  const std::string text = read_file(path);
+  const std::string text = detail::InputFile(path).read_rest();  // an io Error names the file and why
   const std::size_t start = text.find_first_not_of(kBlanks);
   if (start == std::string::npos) fail(ErrorCode::io, name + ": no truth table: the file is empty");
   const std::string_view rest = std::string_view(text).substr(start);

@@ -95,3 +95,22 @@ def test_errors():
         fastconv.BooleanFunction("0xZZ")
     with pytest.raises(fastconv.FileError):
         fastconv.BooleanFunction.from_file("/nonexistent/truth-table.txt")
+
+
+def test_non_integer_tables_and_directories_are_errors_with_reasons(tmp_path):
+    for table in ([0.0, 1.0], np.array([0, 1], complex), ["a", "b"]):
+        with pytest.raises(fastconv.InvalidArgumentError, match="holds integers, not values of dtype"):
+            fastconv.BooleanFunction(table)
+        with pytest.raises(fastconv.InvalidArgumentError, match="holds integers"):
+            fastconv.BooleanFunction.from_values(table)
+    with pytest.raises(fastconv.InvalidArgumentError, match="values"):  # its length, not NumPy's float64
+        fastconv.BooleanFunction([])
+    with pytest.raises(fastconv.FileError, match="Is a directory"):
+        fastconv.BooleanFunction.from_file(tmp_path)
+
+
+def test_equal_functions_hash_equal():
+    a, b, c = fastconv.BooleanFunction([0, 1, 1, 0]), fastconv.BooleanFunction("6"), fastconv.BooleanFunction("06", n=3)
+    assert a == b and hash(a) == hash(b) and a != c
+    assert len({a, b, c}) == 2 and {a: 1}[b] == 1
+    assert hash(fastconv.BooleanFunction(BENT)) == hash(fastconv.BooleanFunction(values_of_hex(BENT, 6)))

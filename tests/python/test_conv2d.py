@@ -114,6 +114,22 @@ def test_bad_inputs_are_errors_with_reasons():
         fastconv.conv2d(x, np.zeros((2, 3, 3, 3), np.float32), padding=(1, 2, 3))
     with pytest.raises(fastconv.InvalidArgumentError, match="shape"):
         fastconv.Conv2dPlan((1, 3, 8, 8), np.zeros((2, 3, 3, 3), np.float32))(np.zeros((1, 3, 8, 9), np.float32))
+    with pytest.raises(fastconv.InvalidArgumentError, match="padding"):
+        fastconv.conv2d(x, np.zeros((2, 3, 3, 3), np.float32), padding=1.5)
+    for shape in ((1, 3, -8, 8), (1, 3, 8.0, 8), (3, 8, True)):
+        with pytest.raises(fastconv.InvalidArgumentError, match="input shape"):
+            fastconv.Conv2dPlan(shape, np.zeros((2, 3, 3, 3), np.float32))
+
+
+def test_complex_operands_are_refused_not_cut_to_their_real_parts():
+    x, w, b = np.ones((1, 1, 4, 4)), np.ones((1, 1, 3, 3)), np.ones(1)
+    for args in ((x + 1j, w, None), (x, w * 1j, None), (x, w, b * 1j)):
+        with pytest.raises(fastconv.InvalidArgumentError, match="real numbers, not arrays of dtype complex128"):
+            fastconv.conv2d(*args)
+    plan = fastconv.Conv2dPlan(x.shape, w)
+    with pytest.raises(fastconv.InvalidArgumentError, match="complex64"):
+        plan(x.astype(np.complex64))
+    np.testing.assert_array_equal(plan(x), np.full((1, 1, 2, 2), 9.0))
 
 
 # --- backends ---------------------------------------------------------------------------------

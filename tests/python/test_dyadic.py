@@ -64,6 +64,17 @@ def test_dyadic_system():
         system.apply(np.zeros(16))  # float into an integer system
 
 
+def test_a_narrow_integer_system_takes_wide_signals_that_fit_and_refuses_the_rest():
+    h = np.array([1, -2, 0, 3], np.int32)
+    system = fastconv.DyadicSystem(h)
+    fits = np.array([2**31 - 1, -(2**31), 7, 0], np.int64) // 16  # the results fit int32 too
+    np.testing.assert_array_equal(system.apply(fits), convolve_definition(fits, h.astype(np.int64)))
+    for signal, index in ((np.array([2**32 + 7, 0, 0, 0], np.int64), 0), (np.array([0, 0, 2**31, 0], np.uint32), 2),
+                          ([0, -(2**33), 0, 0], 1)):
+        with pytest.raises(fastconv.IntegerOverflowError, match=rf"x\[{index}\] = .* does not fit int32"):
+            system.apply(signal)
+
+
 def test_mixed_dtypes_promote():
     c = fastconv.dyadic_convolve(np.ones(4, np.float32), np.ones(4, np.int64))
     assert c.dtype == np.float64

@@ -97,5 +97,18 @@ def test_errors():
         fastconv.SBox([0, 1, 2, 4], m=2)
     with pytest.raises(fastconv.InvalidArgumentError):
         fastconv.SBox.named("des")
+    for lut in ([0.5, 1], np.array([0, 1], complex), ["a", "b"]):
+        with pytest.raises(fastconv.InvalidArgumentError, match="holds integers, not values of dtype"):
+            fastconv.SBox(lut)
+    with pytest.raises(fastconv.InvalidArgumentError):
+        fastconv.SBox([])
     with pytest.raises(fastconv.InvalidArgumentError):
         fastconv.SBox(PRESENT).lat(scale="percent")
+
+
+def test_equal_sboxes_hash_equal():
+    s, t, wider = fastconv.SBox([0, 1, 3, 2]), fastconv.SBox(np.array([0, 1, 3, 2], np.uint8)), fastconv.SBox([0, 1, 3, 2], m=3)
+    assert s == t and hash(s) == hash(t) and s != wider
+    assert len({s, t, wider}) == 2 and {s: "x"}[t] == "x"
+    aes = fastconv.SBox.named("aes")
+    assert hash(aes) == hash(fastconv.SBox(aes.lut())) and hash(aes.inverse().inverse()) == hash(aes)

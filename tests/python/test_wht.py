@@ -187,7 +187,11 @@ def test_one_call_path_errors_and_edges():
         fastconv.wht(x)
     np.testing.assert_array_equal(x, 2**30)
     big_endian = np.arange(8, dtype=">f4")  # not a dtype the one call takes: the general path
-    np.testing.assert_array_equal(fastconv.wht(big_endian), fastconv.wht(big_endian.astype(np.float32)))
+    expected = fastconv.wht(big_endian.astype(np.float32))
+    np.testing.assert_array_equal(fastconv.wht(big_endian), expected)
+    assert fastconv.wht(big_endian, out=big_endian) is big_endian  # in place, in its own byte order
+    assert big_endian.dtype == np.dtype(">f4")
+    np.testing.assert_array_equal(big_endian, expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
