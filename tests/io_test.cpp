@@ -643,6 +643,29 @@ TEST_F(IoWrite, NewFilesGetTheUsualMode) {
   EXPECT_EQ(info.st_mode & 0777, 0644U);
 }
 
+// A file replaced keeps its permission bits: a private file written again stays private.
+TEST_F(IoWrite, ReplacedFilesKeepTheirMode) {
+  const fs::path file = write_bytes("out.txt", "old");
+  ASSERT_EQ(::chmod(file.c_str(), 0600), 0);
+  const mode_t mask = ::umask(022);
+  fastconv::io::write_file(file, make_array(std::vector<double>{1}, 1, 1, false));
+  ::umask(mask);
+  struct stat info {};
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600U);
+  EXPECT_EQ(read_bytes(file), "1\n");
+}
+
+// A symbolic link is written through: the file it points to gets the result, the link stays.
+TEST_F(IoWrite, SymbolicLinksAreWrittenThrough) {
+  const fs::path real = write_bytes("real.txt", "old");
+  fs::create_symlink("real.txt", path("link.txt"));
+  fastconv::io::write_file(path("link.txt"), make_array(std::vector<double>{2}, 1, 1, false));
+  EXPECT_TRUE(fs::is_symlink(path("link.txt")));
+  EXPECT_EQ(read_bytes(real), "2\n");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"link.txt", "real.txt"}));
+}
+
 // ---------------------------------------------------------------- conversions
 
 TEST(IoConvert, IntegersBecomeFloats) {

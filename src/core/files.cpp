@@ -142,11 +142,24 @@ void InputFile::read_at(std::uint64_t offset, void* destination, std::size_t cou
   read_fully(fd_, name_, offset, static_cast<char*>(destination), count);
 }
 
-AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
-  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+namespace {
+
+/// The file a write to `target` replaces: `target` itself, or the file a symbolic link there
+/// points to (the link stays a link, as when a shell's > writes through it).
+fs::path replaced_file(const fs::path& target) {
+  std::error_code error;
+  if (!fs::is_symlink(target, error)) return target;
+  const fs::path resolved = fs::weakly_canonical(target, error);
+  return error ? target : resolved;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(const fs::path& target) : target_(target), replaced_(replaced_file(target)) {
+  const fs::path directory = replaced_.has_parent_path() ? replaced_.parent_path() : fs::path(".");
   int error = EEXIST;
   for (int attempt = 0; attempt < 100 && error == EEXIST; ++attempt) {
-    temporary_ = directory / temporary_name(target);
+    temporary_ = directory / temporary_name(replaced_);
     // Registered before it exists: a signal between open() and the registration would leave
     // the file behind. (A signal before open() unlinks a name that is not there; the names are
     // random 64-bit, so an existing file of the same name, O_EXCL's EEXIST, is not expected.)
@@ -159,6 +172,10 @@ AtomicFile::AtomicFile(const fs::path& target) : target_(target) {
   if (error != 0) {
     fail_errno(target.string(), "cannot create a temporary file in '" + directory.string() + "'", error);
   }
+  // A file replaced keeps its permissions (a private 0600 file stays private); a new one gets
+  // the mode the umask gives any new file.
+  struct stat existing {};
+  if (::stat(replaced_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) ::fchmod(fd_, existing.st_mode & 07777);
 }
 
 AtomicFile::~AtomicFile() {
@@ -196,7 +213,7 @@ void AtomicFile::commit() {
   // close() reports write errors that were deferred (NFS, quotas).
   if (closed != 0) fail_errno(target_.string(), "cannot write", errno);
   std::error_code error;
-  fs::rename(temporary_, target_, error);
+  fs::rename(temporary_, replaced_, error);
   if (error) fail(ErrorCode::io, target_.string(), "cannot replace it with the new file: " + error.message());
   committed_ = true;
   unregister_temporary(std::exchange(slot_, -1));  // after the rename: a signal before it still removes the file

@@ -38,7 +38,9 @@ class InputFile {
 };
 
 /// Writes a temporary file beside `target` and renames it over `target` on commit(), so
-/// readers of `target` see the old file or the complete new one, never a partial one.
+/// readers of `target` see the old file or the complete new one, never a partial one. A
+/// symbolic link is written through (the file it points to is replaced), and a file replaced
+/// keeps its permission bits.
 /// Destroying it uncommitted removes the temporary file; so does remove_temporary_files().
 class AtomicFile {
  public:
@@ -57,7 +59,8 @@ class AtomicFile {
   void commit();
 
  private:
-  std::filesystem::path target_;
+  std::filesystem::path target_;    ///< as given: named in errors
+  std::filesystem::path replaced_;  ///< target_, or the file a symbolic link there points to
   std::filesystem::path temporary_;
   int fd_ = -1;
   int slot_ = -1;  ///< its entry in the table remove_temporary_files() reads
