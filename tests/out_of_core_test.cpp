@@ -356,9 +356,14 @@ TEST_F(OutOfCore, CliMatchesTheInMemoryCli) {
   write_array(path("x.npy"), random_values<std::int32_t>(1 << 14, 11));
   write_array(path("f.npy"), random_values<double>(1 << 14, 12));
   write_array(path("g.npy"), random_values<double>(1 << 9, 13));
+  // A 2-D array of one row: the output keeps the shape (1, N), in memory and out of core.
+  io::write_file(path("row.npy"), io::make_array(random_values<float>(1 << 12, 14), 1, 1 << 12, true));
+  write_array(path("g32.npy"), random_values<float>(1 << 9, 15));
   const std::string d = dir_.string() + "/";
   const std::vector<std::pair<std::string, std::string>> commands = {
       {"wht --order sequency", "x.npy"},
+      {"wht", "row.npy"},
+      {"dyadic conv", "row.npy " + d + "g32.npy"},
       {"wht --order paley --inverse --dtype int32", "x.npy"},
       {"dyadic conv", "f.npy " + d + "g.npy"},
       {"dyadic autocorr", "f.npy"},
@@ -377,8 +382,12 @@ TEST_F(OutOfCore, CliMatchesTheInMemoryCli) {
     EXPECT_NE(ooc.err.find("pass 2/"), std::string::npos) << command << ": " << ooc.err;
     const auto got = io::read_file(path("ooc.npy"), std::nullopt), want = io::read_file(path("mem.npy"), std::nullopt);
     ASSERT_EQ(got.dtype(), want.dtype()) << command;
+    EXPECT_EQ(got.two_d, want.two_d) << command << " " << inputs;
+    EXPECT_EQ(got.rows, want.rows) << command << " " << inputs;
     if (got.dtype() == DType::int32) {
       EXPECT_EQ(got.values<std::int32_t>(), want.values<std::int32_t>()) << command;
+    } else if (got.dtype() == DType::float32) {
+      expect_close(got.values<float>(), want.values<float>(), command);
     } else {
       expect_close(got.values<double>(), want.values<double>(), command);
     }

@@ -29,8 +29,15 @@ std::uint64_t parse_memory_size(const std::string& text) {
   return value << shift;
 }
 
-/// The .npy or raw file at `path` as a FileArray (one vector); text and stdin cannot be read in pieces.
-FileArray file_array(const std::string& path, std::optional<DType> dtype) {
+/// An operand of --out-of-core: the vector its file holds, and whether that is a 2-D array of
+/// one row (the output then keeps that shape, as the in-memory commands' outputs do).
+struct Operand {
+  FileArray array;
+  bool one_row = false;
+};
+
+/// The .npy or raw file at `path` (one vector); text and stdin cannot be read in pieces.
+Operand file_operand(const std::string& path, std::optional<DType> dtype) {
   if (path == "-" || io::format_of(path) == io::Format::text)
     usage_error(display_name(path) + ": --out-of-core reads .npy or raw (.bin, .raw) files: text cannot be read in pieces");
   if (!dtype && io::format_of(path) == io::Format::raw)
@@ -42,12 +49,14 @@ FileArray file_array(const std::string& path, std::optional<DType> dtype) {
   if (dtype && *dtype != layout.dtype)
     usage_error("--dtype " + std::string(to_string(*dtype)) + ": " + path + " holds " +
                 std::string(to_string(layout.dtype)) + " values, and --out-of-core computes in the file's own type");
-  return {path, layout.data_offset, layout.count(), layout.dtype};
+  return {{path, layout.data_offset, layout.count(), layout.dtype}, layout.shape.size() == 2};
 }
 
-FileOutput file_output(const std::string& path, DType dtype, std::uint64_t count) {
+/// The output file of `count` values, of the first operand's shape: (count,) or (1, count).
+FileOutput file_output(const std::string& path, DType dtype, std::uint64_t count, const Operand& first) {
   if (path == "-") usage_error("--out-of-core writes a .npy or raw file, not standard output");
-  return {path, io::array_file_prefix(path, dtype, {count})};
+  return {path, io::array_file_prefix(path, dtype,
+                                      first.one_row ? std::vector<std::uint64_t>{1, count} : std::vector<std::uint64_t>{count})};
 }
 
 /// Progress lines on stderr, at most one a second and one at the end of each pass.
@@ -99,18 +108,20 @@ void add_out_of_core_options(CLI::App& command, OutOfCoreArgs& args) {
 
 int run_wht_out_of_core(const std::string& input, const std::string& output, WhtOptions options,
                         const ComputeOptions& compute, const OutOfCoreArgs& args) {
-  const FileArray array = file_array(input, compute.requested_dtype());
+  const Operand x = file_operand(input, compute.requested_dtype());
   const OutOfCoreOptions ooc = library_options(compute, args);
-  return summarize(wht_file(array, file_output(output, array.dtype, array.count), options, ooc), args);
+  return summarize(wht_file(x.array, file_output(output, x.array.dtype, x.array.count, x), options, ooc), args);
 }
 
 int run_dyadic_out_of_core(const std::string& first, const std::string* second, const std::string& output,
                            const ComputeOptions& compute, const OutOfCoreArgs& args) {
-  const FileArray f = file_array(first, compute.requested_dtype());
+  const Operand f = file_operand(first, compute.requested_dtype());
   const OutOfCoreOptions ooc = library_options(compute, args);
-  if (second == nullptr) return summarize(autocorrelate_file(f, file_output(output, f.dtype, f.count), ooc), args);
-  const FileArray g = file_array(*second, compute.requested_dtype());
-  return summarize(convolve_files(f, g, file_output(output, f.dtype, std::max(f.count, g.count)), ooc), args);
+  if (second == nullptr)
+    return summarize(autocorrelate_file(f.array, file_output(output, f.array.dtype, f.array.count, f), ooc), args);
+  const Operand g = file_operand(*second, compute.requested_dtype());
+  const std::uint64_t count = std::max(f.array.count, g.array.count);
+  return summarize(convolve_files(f.array, g.array, file_output(output, f.array.dtype, count, f), ooc), args);
 }
 
 }  // namespace fastconv::cli
