@@ -5,7 +5,7 @@
 // and no other file may have appeared (nothing half-written).
 //
 // A case's files: a string is the file's text; {"hex": "93 4e ..."} gives its bytes;
-// {"npy": HEADER, "version": 1, "values_hex": "..."} builds a .npy file around the header
+// {"npy": HEADER, "version": 1, "minor": 0, "values_hex": "..."} builds a .npy file around the header
 // dictionary text (padded as NumPy pads it), followed by "values_bytes" zero bytes if given
 // (sparse: they take no disk space). "stderr_regex" replaces "stderr" where the message holds
 // a measured figure.
@@ -52,7 +52,7 @@ std::string npy_file(const nlohmann::json& spec) {
   header += '\n';
   std::string out = "\x93NUMPY";
   out += static_cast<char>(version);
-  out += '\0';
+  out += static_cast<char>(spec.value("minor", 0));
   const std::size_t length = header.size();
   for (std::size_t b = 0; b < (version == 1 ? 2u : 4u); ++b) out += static_cast<char>((length >> (8 * b)) & 0xff);
   return out + header + hex_bytes(spec.value("values_hex", ""));

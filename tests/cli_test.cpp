@@ -677,6 +677,8 @@ TEST_F(Cli, BooleanSpectraAndAnf) {
   write("majority.txt", "0 0 0 1\n0 1 1 1\n");
   EXPECT_EQ(run("boolean walsh majority.txt").out, joined(walsh) + "\n");
   EXPECT_EQ(run("boolean walsh -", "00010111").out, joined(walsh) + "\n");
+  fastconv::io::write_file(path("majority.npy"), fastconv::io::make_array(std::vector<std::int32_t>(f.begin(), f.end()), 1, 8, false));
+  EXPECT_EQ(run("boolean walsh majority.npy").out, joined(walsh) + "\n");
   const Result saved = run("boolean walsh e8 w.npy");
   EXPECT_EQ(saved.code, 0) << saved.err;
   const auto array = fastconv::io::read_file(path("w.npy"), std::nullopt);
@@ -784,6 +786,47 @@ TEST_F(Cli, AnalysisBadInputs) {
   expect_bad_input("sbox ddt 0,1,2 out.txt", "has 3 entries");
   expect_bad_input("boolean walsh zz out.txt", "'z'");
   EXPECT_EQ(read(path("out.txt")), "precious\n");
+  // The ANF's polynomial and hex forms are text: an array file's extension would be a lie.
+  for (const char* file : {"anf.npy", "anf.bin", "anf"})
+    expect_bad_input(std::string("boolean anf e8 ") + file, "the ANF's polynomial form is a line of text");
+  expect_bad_input("boolean anf e8 --format hex anf.raw", "the ANF's hex form is a line of text");
+  fs::create_directory(path("table.d"));
+  expect_bad_input("boolean analyze table.d", "table.d: cannot open: Is a directory");
+  expect_bad_input("boolean anf -", "<stdin>: line 1, column 5: '2' is not a truth-table value", "0 1 2 0\n");
+  fastconv::io::write_file(path("two.npy"), fastconv::io::make_array(std::vector<std::int64_t>{0, 2, 0, 1}, 1, 4, false));
+  expect_bad_input("boolean anf two.npy", "two.npy: value 1 is 2, not 0 or 1");
+  fastconv::io::write_file(path("real.npy"), fastconv::io::make_array(std::vector<double>{0, 1}, 1, 2, false));
+  expect_bad_input("boolean anf real.npy", "real.npy: a .npy truth table holds integers 0 and 1, not float64 values");
+  fs::remove(path("two.npy"));
+  fs::remove(path("real.npy"));
+  fs::remove(path("table.d"));
+}
+
+// A table too long for a file name (255 bytes) is read as a table, not refused by the file
+// system's check for a file of that name.
+TEST_F(Cli, LongInlineTables) {
+  std::string hex, lut;
+  for (int i = 0; i < 256; ++i) hex += "e8", lut += (i ? "," : "") + std::to_string((i * 7) % 256);
+  const Result f = run("boolean analyze " + hex + " --json");
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(nlohmann::json::parse(f.out)["n"], 11);
+  const Result s = run("sbox analyze " + lut + " --json");
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto json = nlohmann::json::parse(s.out);
+  EXPECT_EQ(json["n"], 8);
+  EXPECT_EQ(json["bijective"], true);  // x -> 7x mod 256
+}
+
+// A report whose write fails (here: a full device) fails the command, as a result file's would.
+TEST_F(Cli, FailedWritesToStandardOutputAreErrors) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  for (const std::string command : {"boolean analyze e8", "sbox analyze present --json", "info", "boolean anf e8"}) {
+    const std::string cmd = "'" FASTCONV_CLI_PATH "' " + command + " > /dev/full 2> '" + path(".stderr").string() + "'";
+    const int status = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << command;
+    EXPECT_EQ(read(path(".stderr")), "fastconv: error: <stdout>: write failed\n") << command;
+  }
+  fs::remove(path(".stderr"));
 }
 
 }  // namespace

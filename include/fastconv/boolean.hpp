@@ -59,6 +59,8 @@ class BooleanFunction {
   /// From a file holding either a hex truth table with a "0x" prefix, or 0/1 values separated
   /// by whitespace or commas (or written together, "0110…"). Errors name the file and position.
   static BooleanFunction from_file(const std::filesystem::path& path);
+  /// The same from a file's text; `source` names it in errors (e.g. "<stdin>").
+  static BooleanFunction from_text(std::string_view text, std::string_view source);
 
   [[nodiscard]] int num_variables() const noexcept { return n_; }
   /// 2^n, the number of points.

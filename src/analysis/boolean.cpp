@@ -183,8 +183,11 @@ BooleanFunction BooleanFunction::from_words(std::span<const std::uint64_t> words
 }
 
 BooleanFunction BooleanFunction::from_file(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  const std::string text = detail::InputFile(path).read_rest();  // an io Error names the file and why
+  return from_text(detail::InputFile(path).read_rest(), path.string());  // an io Error names the file and why
+}
+
+BooleanFunction BooleanFunction::from_text(std::string_view text, std::string_view source) {
+  const std::string name(source);
   const std::size_t start = text.find_first_not_of(kBlanks);
   if (start == std::string::npos) fail(ErrorCode::io, name + ": no truth table: the file is empty");
   const std::string_view rest = std::string_view(text).substr(start);

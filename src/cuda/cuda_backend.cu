@@ -610,7 +610,8 @@ std::shared_ptr<const detail::BackendImpl> make_cuda_backend(std::string_view va
     (void)cudaGetLastError();
     throw Error(ErrorCode::device,
                 std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports none") +
-                    "; the cuda backend needs an NVIDIA GPU with its driver (use --backend cpu or opencl here)");
+                    "; the cuda backend needs an NVIDIA GPU with its driver: use --backend cpu here, which "
+                    "computes every operation");
   }
   std::string wanted(device);
   if (wanted.empty())

@@ -190,7 +190,7 @@ std::pair<NpyHeader, std::uint64_t> read_header(detail::InputFile& file, std::ui
   }
   const auto major = static_cast<unsigned char>(preamble[kMagic.size()]);
   const auto minor = static_cast<unsigned char>(preamble[kMagic.size() + 1]);
-  if (major < 1 || major > 3) {
+  if (major < 1 || major > 3 || minor != 0) {  // NumPy writes only these three
     detail::fail(ErrorCode::io, file.name(),
                  "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
                      ": versions 1.0, 2.0 and 3.0 are read");

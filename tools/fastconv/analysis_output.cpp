@@ -9,6 +9,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "io/array_io.hpp"
 #include "io/lut.hpp"
 
 namespace fastconv::cli {
@@ -45,9 +46,46 @@ void ProgressBar::update(std::string_view stage, double fraction) {
   std::fflush(stderr);
 }
 
+namespace {
+
+/// Whether `argument` names something on disk. An argument that cannot be a path (longer than a
+/// file name may be: a long inline table) names nothing, rather than throwing.
+bool names_a_file(const std::string& argument) {
+  std::error_code error;
+  return std::filesystem::exists(argument, error);
+}
+
+/// A truth table saved by NumPy: a .npy array of integers, each 0 or 1.
+BooleanFunction read_npy_truth_table(const std::string& path) {
+  const io::Array array = io::read_file(path, std::nullopt);
+  if (!is_integer(array.dtype()))
+    throw Error(ErrorCode::io, path + ": a .npy truth table holds integers 0 and 1, not " +
+                                   std::string(to_string(array.dtype())) + " values");
+  const io::Array values = io::convert(array, DType::int64, path);
+  std::vector<std::uint8_t> bits;
+  bits.reserve(values.size());
+  for (const std::int64_t v : values.values<std::int64_t>()) {
+    if (v != 0 && v != 1)
+      throw Error(ErrorCode::io, path + ": value " + std::to_string(bits.size()) + " is " + std::to_string(v) +
+                                     ", not 0 or 1");
+    bits.push_back(static_cast<std::uint8_t>(v));
+  }
+  try {
+    return BooleanFunction::from_values(bits);
+  } catch (const Error& e) {  // the length: named with the file
+    throw Error(ErrorCode::io, path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 BooleanFunction read_truth_table(const std::string& argument) {
-  if (argument == "-") return BooleanFunction::from_file("/dev/stdin");  // read as a file is
-  if (std::filesystem::exists(argument)) return BooleanFunction::from_file(argument);
+  if (argument == "-")
+    return BooleanFunction::from_text(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()},
+                                      "<stdin>");
+  if (names_a_file(argument))
+    return std::filesystem::path(argument).extension() == ".npy" ? read_npy_truth_table(argument)
+                                                                   : BooleanFunction::from_file(argument);
   if (argument.find_first_of("/.") != std::string::npos)
     throw Error(ErrorCode::io, argument + ": no such file (and not a hex truth table)");
   return BooleanFunction::from_hex(argument);
@@ -56,7 +94,7 @@ BooleanFunction read_truth_table(const std::string& argument) {
 std::vector<std::uint32_t> read_lookup_table(const std::string& argument) {
   if (argument == "-")
     return io::parse_lut(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()}, "<stdin>");
-  if (std::filesystem::exists(argument)) return io::read_lut(argument);
+  if (names_a_file(argument)) return io::read_lut(argument);
   if (const auto named = named_sbox(argument)) return {named->lut().begin(), named->lut().end()};
   if (!argument.empty() && std::isalpha(static_cast<unsigned char>(argument.front())) &&
       argument.find_first_of(", \t\n") == std::string::npos) {

@@ -81,12 +81,21 @@ std::string anf_polynomial(const BooleanFunction& anf) {
   return out.empty() ? "0" : out;
 }
 
-void write_text_output(const std::string& path, const std::string& text) {
+/// The ANF's polynomial or hex form (`form`), a line of text, to standard output or a text file.
+void write_text_output(const std::string& path, const std::string& text, const std::string& form) {
   if (path == "-") {
     std::cout << text << '\n' << std::flush;
     if (!std::cout) throw Error(ErrorCode::io, "<stdout>: write failed");
     return;
   }
+  bool text_file = false;
+  try {
+    text_file = io::format_of(path) == io::Format::text;
+  } catch (const Error&) {  // an unknown extension, or none: not a text file's either
+  }
+  if (!text_file)
+    usage_error(path + ": the ANF's " + form + " form is a line of text: give a .txt, .csv, .tsv or .dat file, or " +
+                "--format values for an array");
   fastconv::detail::AtomicFile file(path);
   file.write(text + "\n");
   file.commit();
@@ -112,9 +121,9 @@ int run_boolean(const BooleanArgs& args) {
     case BooleanOp::anf: {
       const BooleanFunction anf = f.algebraic_normal_form();
       if (args.format == "polynomial") {
-        write_text_output(args.output, anf_polynomial(anf));
+        write_text_output(args.output, anf_polynomial(anf), args.format);
       } else if (args.format == "hex") {
-        write_text_output(args.output, anf.to_hex());
+        write_text_output(args.output, anf.to_hex(), args.format);
       } else {
         std::vector<std::int32_t> bits(anf.size());
         for (std::uint64_t u = 0; u < anf.size(); ++u) bits[u] = anf(u);

@@ -151,6 +151,9 @@ void add_demo_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-n", range->second, "Largest n of the timing table (default 24)")->check(CLI::Range(0, 30));
   cmd->callback([range, &action] {
     action = [range] {
+      if (range->first > range->second)  // before the examples run: nothing is printed
+        usage_error("--min-n " + std::to_string(range->first) + " --max-n " + std::to_string(range->second) +
+                    ": the table's range is empty: --min-n must not exceed --max-n");
       bool ok = true;
       for (const Backend& b : {Backend::reference(), Backend::best()}) ok &= run_examples(b);
       // ... and on every device backend that has a device here (seed 001's Algorithm 1 itself).

@@ -37,7 +37,13 @@ io::Array map_rows(const io::Array& x, PerRow&& per_row) {
   std::vector<T> out;
   std::size_t cols = 0;
   for (std::size_t r = 0; r < x.rows; ++r) {
-    const std::vector<T> row = per_row(std::span<const T>(values.data() + r * x.cols, x.cols));
+    std::vector<T> row;
+    try {
+      row = per_row(std::span<const T>(values.data() + r * x.cols, x.cols));
+    } catch (const Error& e) {  // a batch's error names its row (an overflow, a singular system)
+      if (x.rows == 1) throw;
+      throw Error(e.code(), "row " + std::to_string(r) + ": " + e.what());
+    }
     cols = row.size();
     out.insert(out.end(), row.begin(), row.end());
   }
@@ -48,10 +54,10 @@ int run_dyadic_in_memory(const DyadicArgs& args, const DyadicOptions& options) {
   const Backend backend = args.compute.make_backend();
   const auto wanted = args.compute.requested_dtype();
   if (args.first == "-" && args.second == "-") usage_error("only one operand can be read from standard input");
-  io::Array x = load(args.first, wanted, args.op == Op::deconv ? "Y's length" : "F's length");
+  io::Array x = load(args.first, wanted, args.op == Op::deconv ? "Y" : "F");
   io::Array k;
   if (args.op != Op::autocorr) {
-    k = load(args.second, wanted, args.op == Op::deconv ? "H's length" : "G's length");
+    k = load(args.second, wanted, args.op == Op::deconv ? "H" : "G");
     if (k.two_d && k.rows > 1)
       usage_error(display_name(args.second) + ": the second operand must be 1-D (it has " + std::to_string(k.rows) + " rows)");
   }

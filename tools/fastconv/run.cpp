@@ -2,6 +2,7 @@
 // call it). Exit codes: 0 success, 2 bad input or usage, 1 environment or device failure.
 // Errors go to stderr as "fastconv: error: <message>".
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <new>
 
@@ -48,7 +49,13 @@ int fastconv::cli::run(int argc, char** argv) {
   }
 
   try {
-    return action();
+    const int status = action();
+    // What a command printed to standard output (a report, a table, a result) is its result: a
+    // write that failed there (a full disk, a closed pipe) fails the command.
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(ErrorCode::io, "<stdout>: write failed");
+    return status;
   } catch (const Error& e) {
     return fail(e.what(), cli::exit_code(e));
   } catch (const std::bad_alloc&) {
