@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <ranges>
 #include <tuple>
 #include <utility>
 
@@ -236,19 +237,29 @@ std::map<BandKey, std::size_t> chosen_band_rows;
 /// of L2 per core, 32–36 MiB of L3 shared).
 constexpr std::size_t kBandSpectraBytes = std::size_t{8} << 20;
 
+/// choose_band_rows stops trying taller bands once one runs this many times as long as the
+/// fastest so far.
+constexpr double kBandStop = 1.5;
+
 /// The band height: the whole output when the kernel spectra are small and the transform short
-/// enough for a measured FFTW plan; otherwise the fastest of 1, 2, 4, 8 and 16 bands (no band
+/// enough for a measured FFTW plan; otherwise the fastest of 16, 8, 4, 2 and 1 bands (no band
 /// shorter than 2·(Kh − 1) rows, where the overlap would exceed half), each timed on a sample
 /// input with FFTW_ESTIMATE plans (best of 3 runs, or one run over 0.2 s; with measured plans
 /// for every candidate, planning 224², C = K = 1 took 13.6 s during a concurrent build, against
 /// 1.1 s idle now). The candidates have zero kernel spectra, not the weights' (KernelSpectra):
 /// their K·C transforms cost more than the runs on large shapes. Heights whose work space does
 /// not fit in memory, or whose FFT is beyond the library's, are left out.
-/// More bands must win by 5 %: on a machine whose cache holds the spectra, they only add
-/// overlap, and the timings differ by noise. Bands that bring a long transform under
-/// kLongestMeasuredFft get a measured plan, and a transform that fits in L2: at 224², 5×5,
-/// C = K = 1 (L = 50 176) 16 bands of 14 rows were 1.3× faster than none (one 2-thread run,
-/// minima of 30 alternating calls).
+/// The fewest bands within 5 % of the fastest are chosen: on a machine whose cache holds the
+/// spectra, more bands only add overlap, and the timings differ by noise. Bands that bring a
+/// long transform under kLongestMeasuredFft get a measured plan, and a transform that fits in
+/// L2: at 224², 5×5, C = K = 1 (L = 50 176) 16 bands of 14 rows were 1.3× faster than none (one
+/// 2-thread run, minima of 30 alternating calls).
+/// The most bands are timed first, and once a height runs kBandStop times as long as the
+/// fastest, the taller ones are not tried: their spectra and transforms only grow, and on large
+/// shapes they cost the most to try (1024², C = K = 32: 4.4 GB of spectra and 6 s to build the
+/// whole output's; 8002² outputs: the two tallest heights' lengths of 16 million points, 8.6 s
+/// to time). Over eleven shapes the times by height were flat or rough (±40 % between
+/// neighbours), never worse than 1.7× the fastest before a taller height won (docs/benchmarks.md).
 template <class T>
 std::size_t choose_band_rows(const KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;
@@ -276,10 +287,10 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
                            "conv2d polyhankel: the sample data it times its bands on (an input and an output)");
   std::vector<T> input(s.input_size()), output(s.output_size());
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = T(static_cast<int>(i % 13) - 6) / T(6);
-  std::size_t best = Oh;
-  double best_seconds = 1e300;
+  std::vector<std::pair<std::size_t, double>> timed;  // (rows, seconds)
+  double fastest = 1e300;
   Refusals refusals;  // bands whose arrays do not fit are left out
-  for (const std::size_t rows : heights) {
+  for (const std::size_t rows : std::views::reverse(heights)) {
     args.check_deadline();
     KernelPtr<T> kernel;
     if (!refusals.made([&] {
@@ -295,9 +306,14 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
       seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (seconds > 0.2) break;  // one round decides a long run
     }
-    if (seconds < 0.95 * best_seconds) best_seconds = seconds, best = rows;
+    timed.emplace_back(rows, seconds);
+    fastest = std::min(fastest, seconds);
+    if (seconds > kBandStop * fastest) break;
   }
-  if (best_seconds == 1e300) refusals.rethrow_first();
+  if (timed.empty()) refusals.rethrow_first();
+  std::size_t best = 0;
+  for (const auto& [rows, seconds] : timed)
+    if (0.95 * seconds <= fastest) best = std::max(best, rows);
   chosen_band_rows.emplace(key, best);
   return best;
 }
