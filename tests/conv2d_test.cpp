@@ -298,12 +298,37 @@ TEST(Conv2dErrorsTest, WorkBeyondMemoryOrFftExtentsIsRefusedBeforeAllocating) {
   // PolyHankel's polynomial has about 2^40 terms, and 2^37 in the thinnest of its bands.
   expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::polyhankel); },
                ErrorCode::unsupported, "is beyond the FFT library's longest, 2147483647");
+  // An output plane of 46341^2 > 2^31 - 1 pixels: beyond the int of OpenBLAS's GEMM row stride,
+  // which had been cast to a negative int (the GEMM refused it and the output kept its bias).
+  const Conv2dShape plane{1, 1, 46341, 46341, 1, 1, 1, {}};
+  expect_error([&] { fastconv::Conv2dPlan<float>(plane, std::vector<float>{1.0f}, {}, Conv2dAlgorithm::im2col_gemm); },
+               ErrorCode::unsupported, "Oh*Ow (pixels of an output plane) = 2147488281 is beyond the BLAS library's int");
   // One padded row of 2^31 + 4 points: a few GB, but beyond FFTW's int for either FFT algorithm.
   const Conv2dShape wide{1, 1, 1, 4, 1, 1, 1, {0, 0, std::size_t{1} << 31, 0}};
   const std::vector<float> one(1, 1.0f);
   for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
     expect_error([&] { fastconv::Conv2dPlan<float>(wide, one, {}, algorithm); }, ErrorCode::unsupported,
                  "points along one dimension is beyond the FFT library's longest, 2147483647");
+}
+
+// The one-off conv2d allocated its output before the plan checked the shape and the weights:
+// a shape whose sizes overflow was a std::length_error, a wrong weight count std::bad_alloc.
+TEST(Conv2dErrorsTest, OneOffConvolutionChecksBeforeAllocatingItsOutput) {
+  using fastconv::ErrorCode;
+  const std::vector<float> one(1, 1.0f);
+  const Conv2dShape overflowing{std::size_t{1} << 62, 1, 1, 1, 1, 1, 1, {}};
+  expect_error([&] { (void)fastconv::conv2d<float>({}, one, {}, overflowing, Conv2dAlgorithm::direct, 1); },
+               ErrorCode::invalid_argument, "is too large");
+  const Conv2dShape many{std::size_t{1} << 30, 1, 1, 1, std::size_t{1} << 30, 1, 1, {}};  // valid, 2^60 outputs
+  expect_error([&] { (void)fastconv::conv2d<float>({}, one, {}, many, Conv2dAlgorithm::direct, 1); },
+               ErrorCode::invalid_argument, "weights");
+  // A plan that fits, for an output that does not: 2^21 + 2 rows and columns of 2 filters.
+  const Conv2dShape huge{1, 1, 4, 4, 2, 3, 3, fastconv::Padding::same_all(std::size_t{1} << 20)};
+  const std::vector<float> x(huge.input_size(), 1.0f), w(huge.weight_size(), 1.0f);
+  expect_error([&] { (void)fastconv::conv2d<float>(x, w, {}, huge, Conv2dAlgorithm::direct, 1); },
+               ErrorCode::out_of_memory, "conv2d: the output needs");
+  expect_error([&] { (void)fastconv::conv2d<float>(one, w, {}, huge, Conv2dAlgorithm::direct, 1); },
+               ErrorCode::invalid_argument, "conv2d: input has 1 values");
 }
 
 /// next_smooth against the definition: counting up from `at_least` to the first number with no

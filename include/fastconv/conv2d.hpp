@@ -156,23 +156,17 @@ class Conv2dPlan {
   std::unique_ptr<Impl> impl_;
 };
 
-/// One-off convolution: plans, executes once and returns the N·K·Oh·Ow output.
+/// One-off convolution: plans, executes once and returns the N·K·Oh·Ow output. The shape and
+/// sizes are checked, and the output's memory, before the output is allocated (the errors of
+/// Conv2dPlan and execute).
 template <Conv2dElement T>
 std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
                       const Conv2dShape& shape, Conv2dAlgorithm algorithm = Conv2dAlgorithm::auto_,
-                      int threads = 0) {
-  std::vector<T> output(shape.output_size());
-  Conv2dPlan<T>(shape, weights, bias, algorithm, threads).execute(input, output);
-  return output;
-}
+                      int threads = 0);
 
 /// The same on `backend`.
 template <Conv2dElement T>
 std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
-                      const Conv2dShape& shape, Conv2dAlgorithm algorithm, const Backend& backend) {
-  std::vector<T> output(shape.output_size());
-  Conv2dPlan<T>(shape, weights, bias, algorithm, backend).execute(input, output);
-  return output;
-}
+                      const Conv2dShape& shape, Conv2dAlgorithm algorithm, const Backend& backend);
 
 }  // namespace fastconv

@@ -374,13 +374,21 @@ Conv2dPlan<T>::Conv2dPlan(Conv2dPlan&&) noexcept = default;
 template <Conv2dElement T>
 Conv2dPlan<T>& Conv2dPlan<T>::operator=(Conv2dPlan&&) noexcept = default;
 
+namespace {
+
+void check_input_size(const Conv2dShape& s, std::size_t values) {
+  if (values != s.input_size())
+    throw Error(ErrorCode::invalid_argument, "conv2d: input has " + std::to_string(values) +
+                                                 " values, the shape needs N*C*H*W = " +
+                                                 std::to_string(s.input_size()));
+}
+
+}  // namespace
+
 template <Conv2dElement T>
 void Conv2dPlan<T>::execute(std::span<const T> input, std::span<T> output) const {
   const Conv2dShape& s = impl_->shape;
-  if (input.size() != s.input_size())
-    throw Error(ErrorCode::invalid_argument, "conv2d: input has " + std::to_string(input.size()) +
-                                                 " values, the shape needs N*C*H*W = " +
-                                                 std::to_string(s.input_size()));
+  check_input_size(s, input.size());
   if (output.size() != s.output_size())
     throw Error(ErrorCode::invalid_argument, "conv2d: output has room for " + std::to_string(output.size()) +
                                                  " values, the shape needs N*K*Oh*Ow = " +
@@ -417,5 +425,42 @@ const Backend& Conv2dPlan<T>::backend() const noexcept {
 
 template class Conv2dPlan<float>;
 template class Conv2dPlan<double>;
+
+namespace {
+
+/// The one-off convolution's output: allocated only once the plan has checked the shape and
+/// the weights, and the input its size, and once the output is known to fit in memory.
+template <Conv2dElement T>
+std::vector<T> run_once(const Conv2dPlan<T>& plan, std::span<const T> input) {
+  const Conv2dShape& s = plan.shape();
+  check_input_size(s, input.size());
+  detail::require_elements(s.output_size(), sizeof(T), "conv2d: the output");
+  std::vector<T> output(s.output_size());
+  plan.execute(input, output);
+  return output;
+}
+
+}  // namespace
+
+template <Conv2dElement T>
+std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
+                      const Conv2dShape& shape, Conv2dAlgorithm algorithm, int threads) {
+  return run_once(Conv2dPlan<T>(shape, weights, bias, algorithm, threads), input);
+}
+
+template <Conv2dElement T>
+std::vector<T> conv2d(std::span<const T> input, std::span<const T> weights, std::span<const T> bias,
+                      const Conv2dShape& shape, Conv2dAlgorithm algorithm, const Backend& backend) {
+  return run_once(Conv2dPlan<T>(shape, weights, bias, algorithm, backend), input);
+}
+
+template std::vector<float> conv2d(std::span<const float>, std::span<const float>, std::span<const float>,
+                                   const Conv2dShape&, Conv2dAlgorithm, int);
+template std::vector<double> conv2d(std::span<const double>, std::span<const double>, std::span<const double>,
+                                    const Conv2dShape&, Conv2dAlgorithm, int);
+template std::vector<float> conv2d(std::span<const float>, std::span<const float>, std::span<const float>,
+                                   const Conv2dShape&, Conv2dAlgorithm, const Backend&);
+template std::vector<double> conv2d(std::span<const double>, std::span<const double>, std::span<const double>,
+                                    const Conv2dShape&, Conv2dAlgorithm, const Backend&);
 
 }  // namespace fastconv

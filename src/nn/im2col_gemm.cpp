@@ -4,6 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "nn/blas.hpp"
@@ -99,8 +102,29 @@ class Im2colGemm final : public Conv2dKernel<T> {
 
 }  // namespace
 
+namespace {
+
+/// OpenBLAS's CBLAS takes sizes and row strides as int: the GEMM's K rows, C·Kh·Kw inner
+/// dimension and Oh·Ow output row stride must fit one (a larger one was cast to a negative or
+/// wrapped int, and the GEMM refused or wrote elsewhere, with no error).
+void check_blas_extents(const Conv2dShape& s) {
+  const std::pair<const char*, std::size_t> extents[] = {
+      {"K (filters)", s.filters},
+      {"C*Kh*Kw (the GEMM's inner dimension)", s.channels * s.kernel_height * s.kernel_width},
+      {"Oh*Ow (pixels of an output plane)", s.out_height() * s.out_width()}};
+  constexpr auto kLongest = static_cast<std::size_t>(std::numeric_limits<int>::max());
+  for (const auto& [what, extent] : extents)
+    if (extent > kLongest)
+      throw Error(ErrorCode::unsupported, "conv2d im2col_gemm: " + std::string(what) + " = " + std::to_string(extent) +
+                                              " is beyond the BLAS library's int, " + std::to_string(kLongest) +
+                                              ": use direct or an FFT algorithm");
+}
+
+}  // namespace
+
 template <class T>
 KernelPtr<T> make_im2col_gemm(const KernelArgs<T>& args) {
+  check_blas_extents(args.shape);
   return std::make_unique<Im2colGemm<T>>(args);
 }
 
