@@ -241,6 +241,13 @@ TEST_F(Cli, WhtOfHalfFloats) {
   const Result dyadic = run("dyadic autocorr --dtype float16", "1 0 1 1");
   EXPECT_EQ(dyadic.code, 2);
   EXPECT_NE(dyadic.err.find("float16 is a storage type of the WHT only"), std::string::npos) << dyadic.err;
+  // A float16 .npy operand is refused beside any other operand (promotion had made it float64
+  // beside a text file's values, and refused it beside another float16).
+  write("g.txt", "1 1 0 0\n");
+  ASSERT_EQ(run("wht --dtype f2 g.txt h.npy").code, 0);
+  for (const std::string operands : {"h.npy g.txt", "g.txt h.npy", "h.npy h.npy"})
+    expect_bad_input("dyadic conv " + operands, "h.npy: float16 is a storage type of the WHT only");
+  EXPECT_EQ(run("dyadic conv --dtype float32 g.txt g.txt").out, "2 2 0 0\n");
 }
 
 // --accumulate float64: float data computed in double, each result rounded once.

@@ -61,6 +61,13 @@ int run_dyadic_in_memory(const DyadicArgs& args, const DyadicOptions& options) {
     if (k.two_d && k.rows > 1)
       usage_error(display_name(args.second) + ": the second operand must be 1-D (it has " + std::to_string(k.rows) + " rows)");
   }
+  // A 16-bit operand is refused whatever the other one is (promotion would otherwise make it
+  // float64 beside some types and refuse it beside others).
+  if (!wanted)
+    for (const auto& [operand, path] : {std::pair{&x, &args.first}, std::pair{&k, &args.second}})
+      if (operand->dtype() == DType::float16 || operand->dtype() == DType::bfloat16)
+        usage_error(display_name(*path) + ": " + std::string(to_string(operand->dtype())) +
+                    " is a storage type of the WHT only (computed in float): use --dtype float32 here");
   DType type = args.op == Op::autocorr ? x.dtype() : promote(x.dtype(), k.dtype());
   if (args.op == Op::deconv && !wanted && is_integer(type)) type = DType::float64;  // exact only on request
   if (wanted) type = *wanted;

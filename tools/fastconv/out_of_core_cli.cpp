@@ -97,13 +97,16 @@ int summarize(const OutOfCoreReport& r, const OutOfCoreArgs& args) {
 }  // namespace
 
 void add_out_of_core_options(CLI::App& command, OutOfCoreArgs& args) {
-  command.add_flag("--out-of-core", args.enabled,
-                   "Stream a .npy or raw file in tiles (arrays larger than memory): at most 3 passes over the file, "
-                   "progress on stderr");
-  command.add_option("--memory", args.memory,
-                     "With --out-of-core: the memory the tiles may take, e.g. 512M, 4G (default: half of the "
-                     "available memory, within cgroup and ulimit -v limits)");
-  command.add_flag("--quiet", args.quiet, "With --out-of-core: no progress on stderr");
+  CLI::Option* flag = command.add_flag(
+      "--out-of-core", args.enabled,
+      "Stream a .npy or raw file in tiles (arrays larger than memory): at most 3 passes over the file, "
+      "progress on stderr");
+  command
+      .add_option("--memory", args.memory,
+                  "With --out-of-core: the memory the tiles may take, e.g. 512M, 4G (default: half of the "
+                  "available memory, within cgroup and ulimit -v limits)")
+      ->needs(flag);
+  command.add_flag("--quiet", args.quiet, "With --out-of-core: no progress on stderr")->needs(flag);
 }
 
 int run_wht_out_of_core(const std::string& input, const std::string& output, WhtOptions options,
