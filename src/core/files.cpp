@@ -172,10 +172,11 @@ AtomicFile::AtomicFile(const fs::path& target) : target_(target), replaced_(repl
   if (error != 0) {
     fail_errno(target.string(), "cannot create a temporary file in '" + directory.string() + "'", error);
   }
-  // A file replaced keeps its permissions (a private 0600 file stays private); a new one gets
-  // the mode the umask gives any new file.
+  // A file replaced keeps its permission bits (a private 0600 file stays private), though not
+  // set-user-ID and the like, which would now apply to this process's user; a new file gets the
+  // mode the umask gives any new file.
   struct stat existing {};
-  if (::stat(replaced_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) ::fchmod(fd_, existing.st_mode & 07777);
+  if (::stat(replaced_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) ::fchmod(fd_, existing.st_mode & 0777);
 }
 
 AtomicFile::~AtomicFile() {
