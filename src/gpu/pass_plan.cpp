@@ -89,15 +89,18 @@ PassPlan plan_passes(int log2n, std::size_t word_bytes, const DeviceShape& devic
   // from the next, costs a full memory latency).
   const int remaining = log2n - done;
   if (remaining > 0) {
+    // A tile row of 2^gc vectors takes 2^gc work-items at the least (one row stage a round):
+    // no wider than a work-group may be (a device allowing 4 got a group of 8, and refused it).
+    const int widest = log2_floor(device.max_work_group_size);
     const auto gc_for = [&](std::size_t row_bytes) {
-      return std::min(done - plan.logv, std::max(0, log2_floor(row_bytes / vector_bytes)));
+      return std::min({done - plan.logv, widest, std::max(0, log2_floor(row_bytes / vector_bytes))});
     };
     const auto passes_at = [&](int gc) {
       const int most = std::max(1, max_row_bits(r_max, gc, vector_bytes, device, remaining));
       return (remaining + most - 1) / most;
     };
     // At most ⌈log2n / log2(first tile)⌉ + 1 passes in all.
-    const int allowed = (log2n + done - 1) / done;
+    const int allowed = (log2n + done - 1) / std::max(done, 1);  // (done is 0 only on a toy device)
     int floor_gc = gc_for(128);
     while (floor_gc > gc_for(32) && passes_at(floor_gc) > allowed) --floor_gc;
     const int wide_gc = device.cpu ? std::max(floor_gc, gc_for(1024)) : floor_gc;
