@@ -654,6 +654,12 @@ TEST_F(IoWrite, ReplacedFilesKeepTheirMode) {
   ASSERT_EQ(::stat(file.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600U);
   EXPECT_EQ(read_bytes(file), "1\n");
+  // A read-only file too (the temporary file stays writable by its owner until the rename).
+  ASSERT_EQ(::chmod(file.c_str(), 0444), 0);
+  fastconv::io::write_file(file, make_array(std::vector<double>{2}, 1, 1, false));
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0444U);
+  EXPECT_EQ(read_bytes(file), "2\n");
 }
 
 // A symbolic link is written through: the file it points to gets the result, the link stays.
@@ -664,6 +670,36 @@ TEST_F(IoWrite, SymbolicLinksAreWrittenThrough) {
   EXPECT_TRUE(fs::is_symlink(path("link.txt")));
   EXPECT_EQ(read_bytes(real), "2\n");
   EXPECT_EQ(entries(), (std::vector<std::string>{"link.txt", "real.txt"}));
+  // A chain of links, one into a subdirectory: the file at its end is replaced.
+  fs::create_directory(path("sub"));
+  write_bytes("sub/deep.txt", "old");
+  fs::create_symlink("sub/deep.txt", path("to_deep.txt"));
+  fs::create_symlink("to_deep.txt", path("chain.txt"));
+  fastconv::io::write_file(path("chain.txt"), make_array(std::vector<double>{3}, 1, 1, false));
+  EXPECT_EQ(read_bytes(path("sub/deep.txt")), "3\n");
+  EXPECT_TRUE(fs::is_symlink(path("chain.txt")) && fs::is_symlink(path("to_deep.txt")));
+  // A dangling link: the file it names is created, as a shell's > would.
+  fs::create_symlink("sub/new.txt", path("dangling.txt"));
+  fastconv::io::write_file(path("dangling.txt"), make_array(std::vector<double>{4}, 1, 1, false));
+  EXPECT_TRUE(fs::is_symlink(path("dangling.txt")));
+  EXPECT_EQ(read_bytes(path("sub/new.txt")), "4\n");
+}
+
+// A link to a directory or a FIFO is refused: the rename would have replaced the directory's
+// link, or the FIFO itself, with a regular file.
+TEST_F(IoWrite, LinksToWhatIsNotARegularFileAreRefused) {
+  fs::create_directory(path("dir"));
+  fs::create_symlink("dir", path("to_dir.txt"));
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
+  fs::create_symlink("fifo", path("to_fifo.txt"));
+  for (const char* link : {"to_dir.txt", "to_fifo.txt"}) {
+    const Error e = thrown_by([&] { fastconv::io::write_file(path(link), make_array(std::vector<double>{1}, 1, 1, false)); });
+    EXPECT_EQ(e.code(), ErrorCode::io);
+    EXPECT_NE(std::string(e.what()).find("which is not a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(path("dir")) && fs::is_empty(path("dir")));
+  EXPECT_EQ(fs::status(path("fifo")).type(), fs::file_type::fifo);
+  EXPECT_EQ(entries(), (std::vector<std::string>{"dir", "fifo", "to_dir.txt", "to_fifo.txt"}));
 }
 
 // ---------------------------------------------------------------- conversions

@@ -89,8 +89,10 @@ std::string conv2d_fft_library();
 template <class T>
 concept Conv2dElement = std::same_as<T, float> || std::same_as<T, double>;
 
-/// Whether `algorithm` can compute `shape` (winograd: 3×3 kernels only; the others: always)
-/// on the cpu backend.
+/// Whether `algorithm` computes `shape`'s kind of convolution on the cpu backend (winograd: 3×3
+/// kernels only; the others: always). Sizes are checked when a plan is made: an FFT longer than
+/// the FFT library's (fft2d, polyhankel), or a GEMM dimension beyond BLAS's int (im2col_gemm),
+/// is an unsupported Error there, and auto leaves that algorithm out.
 bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept;
 /// The algorithms backend `backend_name` computes ("cpu": all; "reference": direct; "cuda":
 /// polyhankel; others: none), auto_ first when there are any.

@@ -144,13 +144,24 @@ void InputFile::read_at(std::uint64_t offset, void* destination, std::size_t cou
 
 namespace {
 
-/// The file a write to `target` replaces: `target` itself, or the file a symbolic link there
-/// points to (the link stays a link, as when a shell's > writes through it).
+/// The file a write to `target` replaces: `target` itself, or the file at the end of a chain of
+/// symbolic links there (the links stay links, as when a shell's > writes through them), which
+/// is created if it does not exist. A link to anything but a regular file (a directory, a
+/// device, a FIFO) is an io Error: the rename would replace that file with a regular one.
 fs::path replaced_file(const fs::path& target) {
+  fs::path file = target;
   std::error_code error;
-  if (!fs::is_symlink(target, error)) return target;
-  const fs::path resolved = fs::weakly_canonical(target, error);
-  return error ? target : resolved;
+  for (int links = 0; fs::is_symlink(file, error); ++links) {
+    const fs::path next = fs::read_symlink(file, error);
+    if (error || links == 40)  // the kernel's own limit on a chain (ELOOP)
+      fail(ErrorCode::io, target.string(), "cannot follow its symbolic link" + (error ? ": " + error.message() : ""));
+    file = next.is_absolute() ? next : file.parent_path() / next;
+  }
+  const fs::file_status status = fs::status(file, error);
+  if (file != target && fs::exists(status) && !fs::is_regular_file(status))
+    fail(ErrorCode::io, target.string(),
+         "a symbolic link to " + file.string() + ", which is not a regular file: give the name of a file to write");
+  return file;
 }
 
 }  // namespace
@@ -174,9 +185,13 @@ AtomicFile::AtomicFile(const fs::path& target) : target_(target), replaced_(repl
   }
   // A file replaced keeps its permission bits (a private 0600 file stays private), though not
   // set-user-ID and the like, which would now apply to this process's user; a new file gets the
-  // mode the umask gives any new file.
+  // mode the umask gives any new file. Until commit() the owner may write it whatever that
+  // mode is: the distributed writer's ranks reopen the temporary file by its name.
   struct stat existing {};
-  if (::stat(replaced_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) ::fchmod(fd_, existing.st_mode & 0777);
+  if (::stat(replaced_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+    kept_mode_ = existing.st_mode & 0777;
+    ::fchmod(fd_, *kept_mode_ | S_IWUSR);
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -209,6 +224,7 @@ void AtomicFile::read_at(std::uint64_t offset, void* destination, std::size_t co
 }
 
 void AtomicFile::commit() {
+  if (kept_mode_ && ::fchmod(fd_, *kept_mode_) != 0) fail_errno(target_.string(), "cannot set its permissions", errno);
   const int closed = ::close(fd_);
   fd_ = -1;
   // close() reports write errors that were deferred (NFS, quotas).

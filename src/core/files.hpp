@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,8 +40,8 @@ class InputFile {
 
 /// Writes a temporary file beside `target` and renames it over `target` on commit(), so
 /// readers of `target` see the old file or the complete new one, never a partial one. A
-/// symbolic link is written through (the file it points to is replaced), and a file replaced
-/// keeps its permission bits.
+/// symbolic link is written through (the regular file it points to is replaced, or created;
+/// a link to anything else is an io Error), and a file replaced keeps its permission bits.
 /// Destroying it uncommitted removes the temporary file; so does remove_temporary_files().
 class AtomicFile {
  public:
@@ -62,6 +63,7 @@ class AtomicFile {
   std::filesystem::path target_;    ///< as given: named in errors
   std::filesystem::path replaced_;  ///< target_, or the file a symbolic link there points to
   std::filesystem::path temporary_;
+  std::optional<unsigned> kept_mode_;  ///< the replaced file's permission bits, set at commit()
   int fd_ = -1;
   int slot_ = -1;  ///< its entry in the table remove_temporary_files() reads
   bool committed_ = false;

@@ -259,7 +259,8 @@ constexpr double kBandStop = 1.5;
 /// shapes they cost the most to try (1024², C = K = 32: 4.4 GB of spectra and 6 s to build the
 /// whole output's; 8002² outputs: the two tallest heights' lengths of 16 million points, 8.6 s
 /// to time). Over eleven shapes the times by height were flat or rough (±40 % between
-/// neighbours), never worse than 1.7× the fastest before a taller height won (docs/benchmarks.md).
+/// neighbours); the heights this stop would have left out there were none faster than the
+/// fastest one tried (docs/benchmarks.md).
 template <class T>
 std::size_t choose_band_rows(const KernelArgs<T>& args) {
   const Conv2dShape& s = args.shape;

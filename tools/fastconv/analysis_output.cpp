@@ -55,9 +55,12 @@ bool names_a_file(const std::string& argument) {
   return std::filesystem::exists(argument, error);
 }
 
-/// A truth table saved by NumPy: a .npy array of integers, each 0 or 1.
+/// A truth table saved by NumPy: a 1-D .npy array (or one row) of int32 or int64 values, each 0
+/// or 1 (the .npy reader's integer types).
 BooleanFunction read_npy_truth_table(const std::string& path) {
   const io::Array array = io::read_file(path, std::nullopt);
+  if (array.rows > 1)
+    throw Error(ErrorCode::io, path + ": a truth table is one vector, not " + std::to_string(array.rows) + " rows");
   if (!is_integer(array.dtype()))
     throw Error(ErrorCode::io, path + ": a .npy truth table holds integers 0 and 1, not " +
                                    std::string(to_string(array.dtype())) + " values");

@@ -15,10 +15,22 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
+/// Whether everything written to standard output got there. What a command printed there (a
+/// report, a table, a result, --help) is its result: a write that failed (a full disk; a closed
+/// pipe, where SIGPIPE is ignored) fails the command.
+bool stdout_written() {
+  std::cout.flush();
+  return std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+constexpr const char* kStdoutFailed = "<stdout>: write failed";
+
 }  // namespace
 
 int fastconv::cli::run(int argc, char** argv) {
   using namespace fastconv;
+  std::cout.clear();  // a failed write is the run's own (the fuzz target calls run() again and again)
+  std::clearerr(stdout);
   CLI::App app{"fastconv — fast Walsh–Hadamard transform, dyadic convolution, Boolean function and S-box analysis, 2-D NN convolution", "fastconv"};
   app.set_version_flag("--version", "fastconv " + std::string(version()));
   app.require_subcommand(1);
@@ -44,17 +56,16 @@ int fastconv::cli::run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version
+      const int status = app.exit(e);
+      return stdout_written() ? status : fail(kStdoutFailed, 2);
+    }
     return fail(std::string(e.what()) + " (see 'fastconv --help')", 2);
   }
 
   try {
     const int status = action();
-    // What a command printed to standard output (a report, a table, a result) is its result: a
-    // write that failed there (a full disk, a closed pipe) fails the command.
-    std::cout.flush();
-    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
-      throw Error(ErrorCode::io, "<stdout>: write failed");
+    if (!stdout_written()) throw Error(ErrorCode::io, kStdoutFailed);
     return status;
   } catch (const Error& e) {
     return fail(e.what(), cli::exit_code(e));
