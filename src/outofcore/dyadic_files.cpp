@@ -40,8 +40,10 @@ struct OtherSpectrum {
   IntegerStats stats;
   int log2n = 0;
 
+  /// (A spectrum of one or two words is kept in memory whatever the budget: it has no tiling,
+  /// which needs two tiles, and plan_geometry's columns would be empty.)
   static bool fits_memory(const DyadicJob& job) {
-    return job.shorter == nullptr ||
+    return job.shorter == nullptr || job.shorter->log2n <= 1 ||
            (std::uint64_t{sizeof(W)} << job.shorter->log2n) <= tile_share(job.budget) / 4;
   }
 };
@@ -213,7 +215,7 @@ OutOfCoreReport dyadic_of(const FileArray& f, const FileArray* g, const FileOutp
   Meter meter(ooc, 3);
   DyadicJob job{big, small ? &*small : nullptr, target, nullptr, ooc, meter, memory_budget(ooc)};
   meter.report().memory_bytes = job.budget;
-  if (fits_in_memory<T>(job)) {
+  if (job.n() <= 1 || fits_in_memory<T>(job)) {  // (one or two values have no tiling: plan_geometry)
     const std::uint64_t elements = longer.count * 2 + (shorter ? shorter->count : 0);
     meter.begin_pass(elements * sizeof(T));
     run_in_memory<T>(job);

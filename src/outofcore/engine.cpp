@@ -1,5 +1,7 @@
 #include "outofcore/engine.hpp"
 
+#include <cassert>
+
 #include "core/memory.hpp"
 #include "cpu/order.hpp"
 
@@ -34,6 +36,7 @@ OutOfCoreReport& Meter::finish() {
 }
 
 Geometry plan_geometry(int n, int t, bool balanced) {
+  assert(n >= 2);  // the callers transform one or two values in memory
   t = std::min(t, n - 1);  // at least two tiles: pass 2 has high bits to transform
   const int h = balanced ? std::max(n - t, std::min(t, (t + 1) / 2)) : n - t;
   return {n, n - h, h, std::size_t{1} << t};

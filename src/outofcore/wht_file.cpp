@@ -103,7 +103,9 @@ OutOfCoreReport wht_of(const FileArray& input, const FileOutput& target, WhtOpti
   const std::uint64_t budget = memory_budget(ooc);
   meter.report().memory_bytes = budget;
   const std::uint64_t bytes = input.count * sizeof(T);
-  if (input.count * in_memory_bytes<T>() <= tile_share(budget)) {
+  // One or two values are transformed in memory whatever the budget: the tiling needs two tiles
+  // of at least one row and column (plan_geometry), and a budget of a few bytes had looped.
+  if (n <= 1 || input.count * in_memory_bytes<T>() <= tile_share(budget)) {
     meter.begin_pass(2 * bytes);
     std::vector<T> values = read_values<T>(file, input);
     meter.add_read(bytes);
