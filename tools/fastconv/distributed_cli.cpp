@@ -7,6 +7,7 @@
 #include "common.hpp"
 
 #ifdef FASTCONV_HAVE_MPI
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -174,12 +175,28 @@ void write_blocks(const std::string& path, const std::string& prefix, const io::
   MPI_File out = open_everywhere(temporary, MPI_MODE_WRONLY);
   const distributed::detail::Bytes count(bytes.size());
   const auto offset = static_cast<MPI_Offset>(prefix.size() + first * (bytes.size() / block.size()));
-  const int code = MPI_File_write_at_all(out, offset, bytes.data(), count.count(), count.type(), MPI_STATUS_IGNORE);
+  MPI_Status status{};
+  const int code = MPI_File_write_at_all(out, offset, bytes.data(), count.count(), count.type(), &status);
+  int written = 0;
+  if (code == MPI_SUCCESS) MPI_Get_count(&status, count.type(), &written);
+  unsigned long long mine = bytes.size(), all = 0;
+  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   const int closed = MPI_File_close(&out);
+  // A full disk need not fail MPI-IO's call (OMPIO on a full tmpfs returned success and left a
+  // truncated file): the count written and, on rank 0, the file's size are checked as well.
   collectively(MPI_COMM_WORLD, [&] {
     check_mpi(code, "MPI_File_write_at_all of " + path);
+    if (written != count.count())
+      throw Error(ErrorCode::io, path + ": cannot write: MPI-IO wrote part of this rank's block (is the disk full?)");
     check_mpi(closed, "MPI_File_close of " + path);
-    if (file) file->commit();
+    if (!file) return;
+    std::error_code error;
+    const std::uintmax_t size = std::filesystem::file_size(temporary, error);
+    if (error) throw Error(ErrorCode::io, path + ": cannot write: " + error.message());
+    if (size != prefix.size() + all)
+      throw Error(ErrorCode::io, path + ": cannot write: the file holds " + std::to_string(size) + " bytes of the " +
+                                     std::to_string(prefix.size() + all) + " written (is the disk full?)");
+    file->commit();
   });
 }
 
