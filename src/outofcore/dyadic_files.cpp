@@ -144,12 +144,16 @@ bool run_in(const DyadicJob& job) {
         for (std::size_t r = 0; r < rows; ++r) columns[c * rows + r] *= other_tile[r * cols + c];
     }
   };
-  column_pass(work, work, g, Order::hadamard, tile.get(), scratch.get(), threads, job.meter,
-              [&](W* columns, std::uint64_t c0) {
-                high->execute(columns, cols, rows, 1.0);
-                multiply(columns, c0);
-                high->execute(columns, cols, rows, 1.0);
-              });
+  // The spectrum file is read once over the pass, a tile per tile (its progress counts it).
+  const std::uint64_t spectrum_bytes = job.shorter != nullptr && !spectrum_in_memory ? g.size() * sizeof(W) : 0;
+  column_pass(
+      work, work, g, Order::hadamard, tile.get(), scratch.get(), threads, job.meter,
+      [&](W* columns, std::uint64_t c0) {
+        high->execute(columns, cols, rows, 1.0);
+        multiply(columns, c0);
+        high->execute(columns, cols, rows, 1.0);
+      },
+      spectrum_bytes);
 
   const auto finish = finisher<T, W>(job.n(), job.op());
   ResultSink<T, W, decltype(finish)> sink(*job.output, prefix, job.meter, finish);

@@ -222,12 +222,13 @@ void row_pass(Source& source, Sink& sink, const Geometry& g, const WhtKernel& lo
 /// that each column is contiguous, handed to `middle(columns, c0)` (which transforms them over
 /// the high bits), and stored in `order`: natural order transposed back, row by row; sequency
 /// and Paley orders one output run per column. Ordered output moves values between tiles, so
-/// its sink must not be its source's file.
+/// its sink must not be its source's file. `middle_bytes`: what `middle` reads through the
+/// meter over the whole pass (a convolution's spectrum file), counted in the pass's progress.
 template <class W, class Source, class Sink, class Middle>
 void column_pass(Source& source, Sink& sink, const Geometry& g, Order order, W* tile, W* scratch, int threads,
-                 Meter& meter, Middle&& middle) {
+                 Meter& meter, Middle&& middle, std::uint64_t middle_bytes = 0) {
   const std::size_t rows = g.rows(), cols = g.columns();
-  meter.begin_pass(g.size() * (Source::item + Sink::item));
+  meter.begin_pass(g.size() * (Source::item + Sink::item) + middle_bytes);
   for (std::uint64_t c0 = 0; c0 < g.row_length(); c0 += cols) {
     for (std::size_t r = 0; r < rows; ++r) source.load((std::uint64_t{r} << g.l) + c0, tile + r * cols, cols);
     transpose(tile, scratch, rows, cols, threads);
