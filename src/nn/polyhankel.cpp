@@ -22,7 +22,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <ranges>
 #include <tuple>
 #include <utility>
 
@@ -291,7 +290,9 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
   std::vector<std::pair<std::size_t, double>> timed;  // (rows, seconds)
   double fastest = 1e300;
   Refusals refusals;  // bands whose arrays do not fit are left out
-  for (const std::size_t rows : std::views::reverse(heights)) {
+  // (std::ranges' reverse view does not build with Clang 14 over libstdc++ 12: the sanitizer build)
+  for (auto height = heights.rbegin(); height != heights.rend(); ++height) {
+    const std::size_t rows = *height;
     args.check_deadline();
     KernelPtr<T> kernel;
     if (!refusals.made([&] {
