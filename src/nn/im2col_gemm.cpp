@@ -100,10 +100,6 @@ class Im2colGemm final : public Conv2dKernel<T> {
   mutable std::vector<T> cols_;
 };
 
-}  // namespace
-
-namespace {
-
 /// OpenBLAS's CBLAS takes sizes and row strides as int: the GEMM's K rows, C·Kh·Kw inner
 /// dimension and Oh·Ow output row stride must fit one (a larger one was cast to a negative or
 /// wrapped int, and the GEMM refused or wrote elsewhere, with no error).

@@ -66,8 +66,7 @@ int run_dyadic_in_memory(const DyadicArgs& args, const DyadicOptions& options) {
   if (!wanted)
     for (const auto& [operand, path] : {std::pair{&x, &args.first}, std::pair{&k, &args.second}})
       if (operand->dtype() == DType::float16 || operand->dtype() == DType::bfloat16)
-        usage_error(display_name(*path) + ": " + std::string(to_string(operand->dtype())) +
-                    " is a storage type of the WHT only (computed in float): use --dtype float32 here");
+        refuse_storage_type(operand->dtype(), display_name(*path) + ": ");
   DType type = args.op == Op::autocorr ? x.dtype() : promote(x.dtype(), k.dtype());
   if (args.op == Op::deconv && !wanted && is_integer(type)) type = DType::float64;  // exact only on request
   if (wanted) type = *wanted;

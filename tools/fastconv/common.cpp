@@ -8,6 +8,11 @@ namespace fastconv::cli {
 
 void usage_error(const std::string& message) { throw Error(ErrorCode::invalid_argument, message); }
 
+void refuse_storage_type(DType dtype, const std::string& where) {
+  usage_error(where + std::string(to_string(dtype)) +
+              " is a storage type of the WHT only (computed in float): use --dtype float32 here");
+}
+
 int exit_code(const Error& error) noexcept {
   return error.code() == ErrorCode::device || error.code() == ErrorCode::out_of_memory ? 1 : 2;
 }

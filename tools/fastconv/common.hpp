@@ -78,6 +78,10 @@ std::string display_name(const std::string& path);
 /// Throws an invalid_argument Error with `message`.
 [[noreturn]] void usage_error(const std::string& message);
 
+/// The usage error for float16 or bfloat16 data given to a command that computes in other types
+/// (only the WHT takes them); `where` ("x.npy: ", or empty) names the operand.
+[[noreturn]] void refuse_storage_type(DType dtype, const std::string& where = "");
+
 /// Runs `body` on the C++ Element type that `dtype` names. float16 and bfloat16 are an
 /// invalid_argument Error: only the WHT takes them (with_transform_type).
 template <class Body>
@@ -90,8 +94,7 @@ decltype(auto) with_type(DType dtype, Body&& body) {
     case DType::float16:
     case DType::bfloat16: break;
   }
-  usage_error(std::string(to_string(dtype)) +
-              " is a storage type of the WHT only (computed in float): use --dtype float32 here");
+  refuse_storage_type(dtype);
 }
 
 /// Runs `body` on the C++ TransformElement type that `dtype` names (the WHT's types).
