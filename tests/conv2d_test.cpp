@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <random>
@@ -475,6 +476,52 @@ TEST(Conv2dSpectralTest, FusedOneChannelAndOneFilterPathsAreExact) {
         fastconv::Conv2dPlan<double>(s, w, b, algorithm, threads).execute(x, y);
         expect_matches(y, definition(x, w, b, s), describe(s, algorithm) + " threads=" + std::to_string(threads), true);
       }
+}
+
+/// The FFT algorithms sum a whole plane (and the channel sum C of them) before any output is
+/// formed: on unscaled values, float images of 3e37 overflowed to NaN and weights of 1e-44
+/// divided by L underflowed to 0 where every output fits and direct gets it right. Each path
+/// (one channel, one filter, the channel sum; polyhankel's bands) near both ends of the range.
+template <class T>
+void check_extreme_range() {
+  std::mt19937_64 rng(11);
+  const bool is_float = sizeof(T) == 4;
+  struct Scales {
+    double x, w;
+  };
+  const Scales scales[] = {{is_float ? 3e37 : 1e306, 1.0},
+                           {1.0, is_float ? 3e37 : 1e306},
+                           {is_float ? 1e30 : 1e300, is_float ? 1e-44 : 1e-320},
+                           {is_float ? 1e-44 : 1e-320, is_float ? 1e-2 : 1e-5},
+                           {is_float ? 3e-39 : 1e-310, is_float ? 2e38 : 1e307}};
+  const Conv2dShape shapes[] = {Conv2dShape{2, 1, 9, 7, 3, 3, 2, {1, 0, 2, 1}},     // C = 1
+                                Conv2dShape{3, 4, 8, 6, 1, 2, 3, {0, 1, 1, 0}},     // K = 1
+                                Conv2dShape{2, 3, 64, 64, 2, 3, 3, {1, 1, 1, 1}}};  // the channel sum
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+    for (const Conv2dShape& s : shapes)
+      for (const Scales& scale : scales) {
+        auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
+        for (auto& v : x) v = static_cast<T>(v * scale.x);
+        for (auto& v : w) v = static_cast<T>(v * scale.w);
+        auto b = random_values<T>(s.filters, rng);
+        for (auto& v : b) v = static_cast<T>(std::min(v * scale.x * scale.w, 1e300));
+        char scaled[64];
+        std::snprintf(scaled, sizeof scaled, " x·%g w·%g", scale.x, scale.w);
+        const std::string what = describe(s, algorithm) + scaled;
+        expect_matches(fastconv::conv2d<T>(x, w, b, s, algorithm), definition(x, w, b, s), what, true);
+        // Polyhankel's row bands: the image's exponent is the whole input's, for every band.
+        if (algorithm == Conv2dAlgorithm::polyhankel && s.height >= 8) {
+          std::vector<T> y(s.output_size());
+          fastconv::nn::make_polyhankel<T>({s, w, b, 1}, fastconv::nn::polyhankel_min_length(s, 3), 3)
+              ->run(x.data(), y.data());
+          expect_matches(y, definition(x, w, b, s), what + " bands of 3 rows", true);
+        }
+      }
+}
+
+TEST(Conv2dSpectralTest, ValuesNearTheEndsOfTheRangeMatchTheDefinition) {
+  check_extreme_range<float>();
+  check_extreme_range<double>();
 }
 
 /// Kernel spectra of 9 MB (K·C·L/2 complex floats): large enough for the plan to time bands.

@@ -27,10 +27,16 @@
 // (auto_ = polyhankel; bench/conv2d_cudnn.cpp compares it with every cuDNN algorithm). Other
 // backends do not compute conv2d: an unsupported Error.
 //
-// direct, im2col_gemm and winograd round each output on the scale of its own Σ|x||w|
-// (winograd's transforms add a constant factor). An FFT spreads its rounding over all
-// coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
-// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double).
+// direct and im2col_gemm round each output on the scale of its own Σ|x||w|. winograd rounds
+// on the scale of its 4×4 output tile: its transforms mix the tile's 6×6 inputs (with factors
+// up to 8), so an output is off by a small multiple of u·max Σ|x||w| over its tile, even where
+// a large value of the tile is outside the output's own sum. An FFT spreads its rounding over
+// all coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
+// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double). They
+// scale the images and weights by powers of two before their FFTs (and the outputs back), so
+// that a plane's sums neither overflow nor underflow where the outputs fit: values anywhere in
+// the type's range give these bounds (on the cpu backend; the cuda backend's polyhankel does
+// not scale, and there a float plane whose sums pass 3.4e38 gives inf or NaN).
 #pragma once
 
 #include <concepts>

@@ -19,9 +19,9 @@ class PaddedImageLayout {
   std::vector<std::size_t> dims() const { return {fh_, fw_}; }
   std::size_t bands() const { return 1; }
 
-  void place_input(const T* plane, std::size_t /*band*/, T* real) const {
+  void place_input(const T* plane, std::size_t /*band*/, T* real, const PowerOfTwo<T>& scale) const {
     for (std::size_t r = 0; r < s_.height; ++r)
-      std::copy(plane + r * s_.width, plane + (r + 1) * s_.width, real + (r + s_.padding.top) * fw_ + s_.padding.left);
+      scale.scale(plane + r * s_.width, s_.width, real + (r + s_.padding.top) * fw_ + s_.padding.left);
   }
 
   /// Flipped, so that the cyclic convolution is the cross-correlation, ending at the output's index.
@@ -31,12 +31,10 @@ class PaddedImageLayout {
       for (std::size_t v = 0; v < Kw; ++v) real[(Kh - 1 - u) * fw_ + Kw - 1 - v] = w[u * Kw + v] * scale;
   }
 
-  void extract(const T* real, std::size_t /*band*/, T* out, T bias) const {
+  void extract(const T* real, std::size_t /*band*/, T* out, T bias, const PowerOfTwo<T>& scale) const {
     const std::size_t Oh = s_.out_height(), Ow = s_.out_width();
-    for (std::size_t i = 0; i < Oh; ++i) {
-      const T* row = real + (i + s_.kernel_height - 1) * fw_ + s_.kernel_width - 1;
-      for (std::size_t j = 0; j < Ow; ++j) out[i * Ow + j] = row[j] + bias;
-    }
+    for (std::size_t i = 0; i < Oh; ++i)
+      scale.scale_add(real + (i + s_.kernel_height - 1) * fw_ + s_.kernel_width - 1, Ow, bias, out + i * Ow);
   }
 
  private:

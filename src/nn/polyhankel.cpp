@@ -95,10 +95,9 @@ class PolynomialLayout {
 
   /// The band's row r at degree S·r: the polynomial is written straight into the FFT's input.
   /// Rows a taller band wrote before are cleared.
-  void place_input(const T* plane, std::size_t band, T* real) const {
+  void place_input(const T* plane, std::size_t band, T* real, const PowerOfTwo<T>& scale) const {
     const Band& b = bands_[band];
-    for (std::size_t r = 0; r < b.rows; ++r)
-      std::copy(plane + (b.first + r) * s_.width, plane + (b.first + r + 1) * s_.width, real + r * stride_);
+    for (std::size_t r = 0; r < b.rows; ++r) scale.scale(plane + (b.first + r) * s_.width, s_.width, real + r * stride_);
     for (std::size_t r = b.rows; r < most_rows_; ++r) std::fill(real + r * stride_, real + r * stride_ + s_.width, T(0));
   }
 
@@ -111,7 +110,7 @@ class PolynomialLayout {
 
   /// The band's output row i starts at degree S·(i − top) − left + c0, taken modulo L (it is
   /// negative when the band's top padding exceeds Kh−1).
-  void extract(const T* real, std::size_t band, T* out, T bias) const {
+  void extract(const T* real, std::size_t band, T* out, T bias, const PowerOfTwo<T>& scale) const {
     const Band& b = bands_[band];
     const std::size_t Ow = s_.out_width();
     const auto L = static_cast<long long>(length_);
@@ -122,8 +121,8 @@ class PolynomialLayout {
       const auto start = static_cast<std::size_t>(((degree % L) + L) % L);
       const std::size_t run = std::min(Ow, length_ - start);  // before the wrap
       T* row = out + (b.out_first + i) * Ow;
-      for (std::size_t j = 0; j < run; ++j) row[j] = real[start + j] + bias;
-      for (std::size_t j = run; j < Ow; ++j) row[j] = real[start + j - length_] + bias;
+      scale.scale_add(real + start, run, bias, row);
+      if (run < Ow) scale.scale_add(real + (start + run - length_), Ow - run, bias, row + run);
     }
   }
 

@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +66,88 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
   isa_base::spectral_product(xs, us, ys, bins, accumulate);
 }
 
+/// Multiplication by 2^exponent, exact while the values stay in T's normal range: by a factor
+/// when 2^exponent is a normal T, through std::ldexp otherwise.
+template <class T>
+class PowerOfTwo {
+ public:
+  explicit PowerOfTwo(int exponent) noexcept
+      : exponent_(exponent),
+        factor_(exponent >= std::numeric_limits<T>::min_exponent - 1 && exponent < std::numeric_limits<T>::max_exponent
+                    ? std::ldexp(T(1), exponent)
+                    : T(0)) {}
+
+  [[nodiscard]] int exponent() const noexcept { return exponent_; }
+
+  /// to[i] = from[i]·2^exponent for i < n.
+  void scale(const T* from, std::size_t n, T* to) const noexcept {
+    if (factor_ != T(0)) {
+      for (std::size_t i = 0; i < n; ++i) to[i] = from[i] * factor_;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) to[i] = std::ldexp(from[i], exponent_);
+    }
+  }
+
+  /// to[i] = from[i]·2^exponent + add for i < n.
+  void scale_add(const T* from, std::size_t n, T add, T* to) const noexcept {
+    if (factor_ != T(0)) {
+      for (std::size_t i = 0; i < n; ++i) to[i] = from[i] * factor_ + add;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) to[i] = std::ldexp(from[i], exponent_) + add;
+    }
+  }
+
+ private:
+  int exponent_;
+  T factor_;  // 2^exponent, or 0 where that is not a normal T
+};
+
+/// The exponents with which SpectralConv scales its operands. A forward FFT sums a whole plane
+/// and the channel sum C of them, so on unscaled values its sums overflow (a float32 image of
+/// 3e38 gave NaN where every output fits) or the kernel's values divided by L underflow (weights
+/// of 1e-44 gave 0) far sooner than the outputs do. The weights are brought to a largest
+/// magnitude in [1, 2) and the images to one within 2^±kSpan, where no sum of a plane, channel
+/// sum or inverse transform of any shape that fits in memory leaves T's normal range; the
+/// outputs are scaled back. Power-of-two factors change no rounding in the normal range: on
+/// usual values the images' exponent cancels the weights' and the outputs are those of the
+/// unscaled transforms, bit for bit.
+struct SpectralScaling {
+  static constexpr int kSpan = 60;
+
+  /// The normal exponents' range of T, where 2^e is a factor.
+  template <class T>
+  static int clamp_normal(int e) noexcept {
+    return std::clamp(e, std::numeric_limits<T>::min_exponent - 1, std::numeric_limits<T>::max_exponent - 1);
+  }
+
+  /// The weights': their largest magnitude to [1, 2) (0 for zero or non-finite weights).
+  template <class T>
+  static int weights_exponent(T largest) noexcept {
+    if (!(largest > T(0)) || !std::isfinite(largest)) return 0;
+    return clamp_normal<T>(-std::ilogb(largest));
+  }
+
+  /// The images': as close to −weights as keeps their largest magnitude within 2^±kSpan.
+  template <class T>
+  static int images_exponent(T largest, int weights) noexcept {
+    int e = -weights;
+    if (largest > T(0) && std::isfinite(largest)) {
+      const int top = std::ilogb(largest);
+      e = std::clamp(e, -kSpan - top, kSpan - top);
+    }
+    return clamp_normal<T>(e);
+  }
+};
+
+/// The largest magnitude among n values, NaN-blind (a NaN leaves it as it is).
+template <class T>
+T largest_magnitude(const T* values, std::size_t n, int threads) noexcept {
+  T largest = T(0);
+#pragma omp parallel for num_threads(threads) reduction(max : largest) schedule(static) if (threads > 1 && n > (1u << 16))
+  for (long long i = 0; i < static_cast<long long>(n); ++i) largest = std::max(largest, std::abs(values[i]));
+  return largest;
+}
+
 /// The kernel spectra a SpectralConv makes: the weights', or zeros for a kernel that is only
 /// timed (polyhankel's band choice). A run does the same work on any normal values (only
 /// subnormal ones, which zeros never give, could slow the real runs), and K·C transforms are
@@ -76,12 +160,13 @@ enum class KernelSpectra { of_weights, zeros_for_timing };
 ///   std::vector<std::size_t> dims() const;                 the real transform's extents
 ///   std::size_t bands() const;                             pieces of the output computed one
 ///                                                          after another (row bands), ≥ 1
-///   void place_input(const T* plane, std::size_t band, T* real) const;
-///                                                          the band's image values, leaving
-///                                                          every other position zero
+///   void place_input(const T* plane, std::size_t band, T* real, const PowerOfTwo<T>& scale) const;
+///                                                          the band's image values, scaled,
+///                                                          leaving every other position zero
 ///   void place_kernel(const T* w, T scale, T* real) const; into a zeroed array
-///   void extract(const T* real, std::size_t band, T* out, T bias) const;
-///                                                          the band's outputs of the Oh·Ow plane
+///   void extract(const T* real, std::size_t band, T* out, T bias, const PowerOfTwo<T>& scale) const;
+///                                                          the band's outputs of the Oh·Ow plane,
+///                                                          scaled, plus the bias
 /// The kernel spectra serve every band; X and Y hold one band at a time.
 ///
 /// With one channel, or one filter and an image per thread, the channel sum is a plain product
@@ -142,15 +227,19 @@ class SpectralConv final : public Conv2dKernel<T> {
   }
 
   void run(const T* input, T* output) const override {
+    const Conv2dShape& s = shape_;
+    const PowerOfTwo<T> in(SpectralScaling::images_exponent(
+        largest_magnitude(input, s.batch * s.channels * s.height * s.width, threads_), weights_exponent_));
+    const PowerOfTwo<T> out(-(in.exponent() + weights_exponent_));
     for (std::size_t band = 0; band < layout_.bands(); ++band) {
       if (fused_ && shape_.channels == 1) {
-        fused_one_channel(input, output, band);
+        fused_one_channel(input, output, band, in, out);
       } else if (fused_) {
-        fused_one_filter(input, output, band);
+        fused_one_filter(input, output, band, in, out);
       } else {
-        forward_images(input, band);
+        forward_images(input, band, in);
         channel_sums();
-        inverse_outputs(output, band);
+        inverse_outputs(output, band, out);
       }
     }
   }
@@ -164,7 +253,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     return s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads));
   }
 
-  /// U[k,c] (scaled by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
+  /// U[k,c] (the weights scaled by 2^weights_exponent_ and by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
   /// for the fused path; otherwise packed (channel_sum_pack) in blocks of kBinBlock bins, block b
   /// of plane q = k·C + c at 2·kBinBlock·(b·K·C + q) real values, so that the channel sum reads
   /// U once, in order. With a deadline (auto's), the transforms stop once it has passed, and
@@ -174,6 +263,9 @@ class SpectralConv final : public Conv2dKernel<T> {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
     const T scale = T(1) / static_cast<T>(fft_.real_size());
+    weights_exponent_ = SpectralScaling::weights_exponent(largest_magnitude(weights.data(), weights.size(), threads_));
+    std::vector<T> scaled(weights.size());
+    PowerOfTwo<T>(weights_exponent_).scale(weights.data(), weights.size(), scaled.data());
     const long long pairs = static_cast<long long>(K * C);
     std::atomic<bool> cut{false};
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && pairs > 1)
@@ -186,7 +278,7 @@ class SpectralConv final : public Conv2dKernel<T> {
       T* real = outputs_.data() + t * real_row_;
       complex* spectrum = spectra_.data() + t * bins_row_;
       std::fill(real, real + fft_.real_size(), T(0));
-      layout_.place_kernel(weights.data() + static_cast<std::size_t>(p) * taps, scale, real);
+      layout_.place_kernel(scaled.data() + static_cast<std::size_t>(p) * taps, scale, real);
       fft_.forward(real, spectrum);  // bins past bins() stay zero: nothing has written them yet
       const auto q = static_cast<std::size_t>(p);
       if (fused_) {
@@ -202,7 +294,8 @@ class SpectralConv final : public Conv2dKernel<T> {
 
   /// C = 1: output plane q = n·K + k is the inverse transform of X[n]·U[k]. Each thread takes a
   /// run of consecutive planes and transforms an image only when its run reaches the next one.
-  void fused_one_channel(const T* input, T* output, std::size_t band) const {
+  void fused_one_channel(const T* input, T* output, std::size_t band, const PowerOfTwo<T>& in,
+                         const PowerOfTwo<T>& out) const {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
     const long long planes = static_cast<long long>(s.batch * K);
@@ -218,20 +311,21 @@ class SpectralConv final : public Conv2dKernel<T> {
       for (long long p = 0; p < planes; ++p) {
         const auto q = static_cast<std::size_t>(p), n = q / K, k = q % K;
         if (n != transformed) {
-          layout_.place_input(input + n * in_plane, band, real);
+          layout_.place_input(input + n * in_plane, band, real, in);
           fft_.forward(real, image);
           transformed = n;
         }
         spectral_product(image, u_.data() + k * bins_row_, product, fft_.bins(), false);
         fft_.inverse(product, result);
-        layout_.extract(result, band, output + q * out_plane, bias_of(std::span<const T>(bias_), k));
+        layout_.extract(result, band, output + q * out_plane, bias_of(std::span<const T>(bias_), k), out);
       }
     }
   }
 
   /// K = 1: image n's output is the inverse transform of Σ_c X[n,c]·U[c], summed as each
   /// channel's transform comes out; one image per thread at a time.
-  void fused_one_filter(const T* input, T* output, std::size_t band) const {
+  void fused_one_filter(const T* input, T* output, std::size_t band, const PowerOfTwo<T>& in,
+                        const PowerOfTwo<T>& out) const {
     const Conv2dShape& s = shape_;
     const std::size_t C = s.channels, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
     const long long images = static_cast<long long>(s.batch);
@@ -243,17 +337,17 @@ class SpectralConv final : public Conv2dKernel<T> {
       complex* channel = spectra_.data() + t * bins_row_;
       complex* sum = products_.data() + t * bins_row_;
       for (std::size_t c = 0; c < C; ++c) {
-        layout_.place_input(input + (n * C + c) * in_plane, band, real);
+        layout_.place_input(input + (n * C + c) * in_plane, band, real, in);
         fft_.forward(real, channel);
         spectral_product(channel, u_.data() + c * bins_row_, sum, fft_.bins(), c > 0);
       }
       T* result = outputs_.data() + t * real_row_;
       fft_.inverse(sum, result);
-      layout_.extract(result, band, output + n * out_plane, bias_of(std::span<const T>(bias_), 0));
+      layout_.extract(result, band, output + n * out_plane, bias_of(std::span<const T>(bias_), 0), out);
     }
   }
 
-  void forward_images(const T* input, std::size_t band) const {
+  void forward_images(const T* input, std::size_t band, const PowerOfTwo<T>& in) const {
     const Conv2dShape& s = shape_;
     const std::size_t plane = s.height * s.width;
     const std::size_t planes = s.batch * s.channels;
@@ -261,7 +355,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     for (long long p = 0; p < static_cast<long long>(planes); ++p) {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = inputs_.data() + t * real_row_;
-      layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real);
+      layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real, in);
       fft_.forward(real, row(x_, static_cast<std::size_t>(p)));
     }
   }
@@ -281,7 +375,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     }
   }
 
-  void inverse_outputs(T* output, std::size_t band) const {
+  void inverse_outputs(T* output, std::size_t band, const PowerOfTwo<T>& out) const {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, plane = s.out_height() * s.out_width();
     const std::span<const T> bias(bias_);
@@ -292,7 +386,7 @@ class SpectralConv final : public Conv2dKernel<T> {
       T* real = outputs_.data() + t * real_row_;
       fft_.inverse(row(y_, static_cast<std::size_t>(p)), real);  // destroys the row: Y is scratch
       layout_.extract(real, band, output + static_cast<std::size_t>(p) * plane,
-                      bias_of(bias, static_cast<std::size_t>(p) % K));
+                      bias_of(bias, static_cast<std::size_t>(p) % K), out);
     }
   }
 
@@ -306,6 +400,7 @@ class SpectralConv final : public Conv2dKernel<T> {
   RealFftPair<T> fft_;
   std::vector<T> bias_;
   int threads_;
+  int weights_exponent_ = 0;  // the weights' scaling in U (SpectralScaling)
   std::size_t real_row_ = 0, blocks_ = 0, bins_row_ = 0;
   bool fused_ = false;
   AlignedArray<T> inputs_, outputs_;
