@@ -373,9 +373,12 @@ TEST_F(IoNpy, RejectsWhatItCannotRead) {
     return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
   };
   expect_npy_error(path("be.npy"), npy_bytes(dict(">f8", "False", "(2,)"), eight), ErrorCode::io,
-                   "unsupported dtype '>f8': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
-  expect_npy_error(path("u1.npy"), npy_bytes(dict("|u1", "False", "(2,)"), "ab"), ErrorCode::io,
-                   "unsupported dtype '|u1'");
+                   "unsupported dtype '>f8': only little-endian <f4, <f8, <i4, <i8, <f2 and the integers |b1, |i1, "
+                   "|u1, <i2, <u2, <u4, <u8 are read");
+  expect_npy_error(path("c8.npy"), npy_bytes(dict("<c8", "False", "(1,)"), eight), ErrorCode::io,
+                   "unsupported dtype '<c8'");
+  expect_npy_error(path("be2.npy"), npy_bytes(dict(">i2", "False", "(2,)"), "abcd"), ErrorCode::io,
+                   "unsupported dtype '>i2'");
   expect_npy_error(path("f.npy"), npy_bytes(dict("<f8", "True", "(1, 2)"), eight), ErrorCode::io, "Fortran-order");
   expect_npy_error(path("3d.npy"), npy_bytes(dict("<f8", "False", "(1, 1, 2)"), eight), ErrorCode::io,
                    "shape (1, 1, 2) has 3 dimensions: only 1-D and 2-D arrays are read here");
@@ -383,6 +386,46 @@ TEST_F(IoNpy, RejectsWhatItCannotRead) {
                    "shape () has 0 dimensions");
   expect_npy_error(path("empty.npy"), npy_bytes(dict("<f8", "False", "(0,)"), ""), ErrorCode::invalid_argument,
                    "no values");
+}
+
+/// Integer dtypes no transform computes in are widened as they are read: bool, int8, uint8,
+/// int16, uint16 to int32; uint32, uint64 to int64 (S-box tables are often uint8 or uint32).
+TEST_F(IoNpy, NarrowAndUnsignedIntegersAreWidened) {
+  const auto dict = [](const std::string& descr, const std::string& shape) {
+    return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }\n";
+  };
+  const auto read = [&](const std::string& name, const std::string& descr, const std::string& data,
+                        const std::string& shape = "(4,)") {
+    return fastconv::io::read_npy(write_bytes(name, npy_bytes(dict(descr, shape), data)));
+  };
+  EXPECT_EQ(read("b1.npy", "|b1", std::string("\x00\x01\x02\x01", 4)).values<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 1, 1, 1}));
+  EXPECT_EQ(read("i1.npy", "|i1", std::string("\x00\x7f\x80\xff", 4)).values<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 127, -128, -1}));
+  EXPECT_EQ(read("u1.npy", "|u1", std::string("\x00\x7f\x80\xff", 4)).values<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 127, 128, 255}));
+  EXPECT_EQ(read("i2.npy", "<i2", std::string("\x01\x00\xff\x7f\x00\x80\xff\xff", 8)).values<std::int32_t>(),
+            (std::vector<std::int32_t>{1, 32767, -32768, -1}));
+  EXPECT_EQ(read("u2.npy", "<u2", std::string("\x01\x00\xff\x7f\x00\x80\xff\xff", 8)).values<std::int32_t>(),
+            (std::vector<std::int32_t>{1, 32767, 32768, 65535}));
+  const Array u4 = read("u4.npy", "<u4", std::string("\x01\x00\x00\x00\xff\xff\xff\xff", 8), "(1, 2)");
+  EXPECT_EQ(u4.values<std::int64_t>(), (std::vector<std::int64_t>{1, 4294967295LL}));
+  EXPECT_TRUE(u4.two_d);
+  EXPECT_EQ(u4.rows, 1U);
+  const std::string largest("\xff\xff\xff\xff\xff\xff\xff\x7f", 8);
+  EXPECT_EQ(read("u8.npy", "<u8", largest, "(1,)").values<std::int64_t>(), (std::vector<std::int64_t>{INT64_MAX}));
+  expect_npy_error(path("u8big.npy"), npy_bytes(dict("<u8", "(2,)"), largest + std::string("\0\0\0\0\0\0\0\x80", 8)),
+                   ErrorCode::invalid_argument, "element 1: 9223372036854775808 does not fit int64");
+  expect_npy_error(path("u1short.npy"), npy_bytes(dict("|u1", "(4,)"), "abc"), ErrorCode::io,
+                   "header promises 4 elements (4 bytes of data) but the file has 3 bytes of data");
+  // Read in pieces (out of core, distributed), the file's own dtype is needed: refused.
+  try {
+    (void)fastconv::io::read_array_layout(write_bytes("u1layout.npy", npy_bytes(dict("|u1", "(4,)"), "abcd")), std::nullopt);
+    ADD_FAILURE() << "a uint8 .npy file was described for reading in pieces";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("uint8 is read whole only (as int32)"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(IoNpy, RejectsMalformedFiles) {

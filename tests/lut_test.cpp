@@ -50,6 +50,15 @@ TEST(Lut, RejectionsNameTheValueAndWhy) {
   EXPECT_NE(rejection("[1, 2").find("without a closing ']'"), std::string::npos);
   EXPECT_NE(rejection("  # nothing\n").find("no values"), std::string::npos);
   EXPECT_NE(rejection("").find("S-box look-up table test: no values"), std::string::npos);
+  // A value left out is not skipped; one comma after the last value is allowed.
+  EXPECT_NE(rejection("1,,0,3,2").find("a value is missing before value 1 (two commas in a row)"), std::string::npos)
+      << rejection("1,,0,3,2");
+  EXPECT_NE(rejection("1, ,\n 0").find("before value 1"), std::string::npos);
+  EXPECT_NE(rejection(",1,0,3,2").find("before value 0 (a comma before the first)"), std::string::npos);
+  EXPECT_NE(rejection("[,1, 0]").find("before value 0"), std::string::npos);
+  EXPECT_NE(rejection("1,0,3,2,,").find("missing after the last"), std::string::npos);
+  EXPECT_EQ(parse_lut("[1, 0, 3, 2,]", "t"), (Lut{1, 0, 3, 2}));
+  EXPECT_EQ(parse_lut("1,\n0,\n3,\n2,\n", "t"), (Lut{1, 0, 3, 2}));
 }
 
 TEST(Lut, FilesInTextAndNpy) {
@@ -64,6 +73,18 @@ TEST(Lut, FilesInTextAndNpy) {
   fastconv::io::write_file(dir / "f.npy", fastconv::io::make_array(std::vector<double>{0, 1}, 1, 2, false));
   EXPECT_THROW(fastconv::io::read_lut(dir / "f.npy"), Error);
   EXPECT_THROW(fastconv::io::read_lut(dir / "missing.txt"), Error);
+  // NumPy's uint8 and uint32 tables (SBox.lut() is uint32), as numpy.save writes them.
+  const auto save = [&](const char* name, const std::string& descr, const std::string& data) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (4,), }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+    dict += '\n';
+    std::ofstream(dir / name, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8)
+                                                << static_cast<char>(dict.size()) << '\0' << dict << data;
+  };
+  save("u1.npy", "|u1", std::string("\x0c\x05\xff\x00", 4));
+  EXPECT_EQ(fastconv::io::read_lut(dir / "u1.npy"), (Lut{12, 5, 255, 0}));
+  save("u4.npy", "<u4", std::string("\x0c\0\0\0\x05\0\0\0\xff\xff\xff\xff\0\0\0\0", 16));
+  EXPECT_EQ(fastconv::io::read_lut(dir / "u4.npy"), (Lut{12, 5, 0xFFFFFFFFu, 0}));
   std::filesystem::remove_all(dir);
 }
 

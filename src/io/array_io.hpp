@@ -63,7 +63,8 @@ Format format_of(const std::filesystem::path& path);
 Array read_text(std::istream& in, std::string_view source);
 
 /// Reads a .npy file (format versions 1, 2 and 3; little-endian <f4, <f8, <i4, <i8, <f2
-/// (float16); C order; 1-D or 2-D). The header's claimed size is checked against the file size before anything
+/// (float16), and the integers |b1, |i1, |u1, <i2, <u2 as int32, <u4, <u8 as int64; C order;
+/// 1-D or 2-D). The header's claimed size is checked against the file size before anything
 /// is allocated. NaN and infinities are rejected.
 Array read_npy(const std::filesystem::path& path);
 

@@ -1,6 +1,7 @@
 // S-box look-up tables in text and .npy files.
 #include "io/lut.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -58,14 +59,24 @@ std::string strip(std::string_view text, std::string_view source) {
 std::vector<std::uint32_t> parse_lut(std::string_view text, std::string_view source) {
   const std::string body = strip(text, source);
   std::vector<std::uint32_t> lut;
-  std::size_t pos = body.find_first_not_of(kSeparators);
+  // A comma with no value before it is a value left out ("1,,2", ", 1"); one after the last
+  // value is allowed, as in a Python list.
+  const auto commas = [&](std::size_t from, std::size_t to) {
+    return std::count(body.begin() + static_cast<std::ptrdiff_t>(from), body.begin() + static_cast<std::ptrdiff_t>(to), ',');
+  };
+  std::size_t pos = body.find_first_not_of(kSeparators), last_end = 0;
   while (pos != std::string::npos) {
+    if (commas(last_end, pos) > (lut.empty() ? 0 : 1))
+      bad_lut(source, "a value is missing before value " + std::to_string(lut.size()) +
+                          (lut.empty() ? " (a comma before the first)" : " (two commas in a row)"));
     const std::size_t end = body.find_first_of(kSeparators, pos);
     const std::string_view token = std::string_view(body).substr(pos, end - pos);
     lut.push_back(parse_value(token, lut.size(), source));
+    last_end = end == std::string::npos ? body.size() : end;
     pos = end == std::string::npos ? end : body.find_first_not_of(kSeparators, end);
   }
   if (lut.empty()) bad_lut(source, "no values");
+  if (commas(last_end, body.size()) > 1) bad_lut(source, "a value is missing after the last (two commas in a row)");
   return lut;
 }
 

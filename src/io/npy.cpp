@@ -1,12 +1,15 @@
 // NumPy .npy files: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "io/array_io.hpp"
 #include "io/detail.hpp"
 #include "core/files.hpp"
+#include "core/memory.hpp"
 
 namespace fastconv::io {
 namespace {
@@ -22,6 +25,32 @@ constexpr std::array<std::pair<std::string_view, DType>, 5> kDescrs{{
     {"<i8", DType::int64},
     {"<f2", DType::float16},
 }};
+
+/// Integer dtypes no transform computes in, read into the smallest type that holds all their
+/// values: bool, int8, uint8, int16 and uint16 as int32, uint32 and uint64 as int64 (a uint64
+/// beyond int64's range is an error naming it). S-box tables are often uint8 (the product's own
+/// SBox.lut() is uint32), truth tables bool or uint8.
+struct Widened {
+  std::string_view descr, name;
+  std::size_t item;
+  bool is_signed;
+  DType to;
+};
+constexpr std::array<Widened, 7> kWidened{{
+    {"|b1", "bool", 1, false, DType::int32},
+    {"|i1", "int8", 1, true, DType::int32},
+    {"|u1", "uint8", 1, false, DType::int32},
+    {"<i2", "int16", 2, true, DType::int32},
+    {"<u2", "uint16", 2, false, DType::int32},
+    {"<u4", "uint32", 4, false, DType::int64},
+    {"<u8", "uint64", 8, false, DType::int64},
+}};
+
+const Widened* widened_of(std::string_view descr) {
+  for (const Widened& w : kWidened)
+    if (descr == w.descr) return &w;
+  return nullptr;
+}
 
 struct NpyHeader {
   std::string descr;
@@ -166,9 +195,44 @@ DType parse_descr(const std::string& descr, std::string_view source) {
   for (const auto& [name, dtype] : kDescrs) {
     if (descr == name) return dtype;
   }
+  if (const Widened* w = widened_of(descr)) {
+    detail::fail(ErrorCode::invalid_argument, source,
+                 "dtype " + std::string(w->name) + " is read whole only (as " + std::string(to_string(w->to)) +
+                     "), not in pieces: convert the array to " + std::string(to_string(w->to)) +
+                     " (numpy's astype) first");
+  }
   detail::fail(ErrorCode::io, source,
                "unsupported dtype '" + detail::printable(descr) +
-                   "': only little-endian <f4, <f8, <i4, <i8, <f2 are read");
+                   "': only little-endian <f4, <f8, <i4, <i8, <f2 and the integers |b1, |i1, |u1, <i2, <u2, <u4, <u8 "
+                   "are read");
+}
+
+/// Reads `count` values of a widened dtype and converts them to its wider type.
+Array read_widened(detail::InputFile& file, const Widened& w, std::size_t count) {
+  const std::string what = file.name() + ": reading " + std::to_string(count) + " " + std::string(w.name) + " values";
+  fastconv::detail::require_elements(count, w.item + size_of(w.to), what);
+  std::vector<unsigned char> bytes(count * w.item);
+  file.read_exact(bytes.data(), bytes.size());
+  const auto value = [&](std::size_t i) -> std::int64_t {  // little-endian, as the descr says
+    std::uint64_t u = 0;
+    for (std::size_t b = w.item; b-- > 0;) u = u << 8 | bytes[i * w.item + b];
+    if (w.descr == "|b1") return u != 0;
+    if (w.is_signed && w.item < 8 && (u >> (8 * w.item - 1)) != 0) u |= ~std::uint64_t(0) << (8 * w.item);
+    if (!w.is_signed && w.item == 8 && u > static_cast<std::uint64_t>(INT64_MAX)) {
+      detail::fail(ErrorCode::invalid_argument, file.name(),
+                   "element " + std::to_string(i) + ": " + std::to_string(u) + " does not fit int64, the widest "
+                   "integer type computed in");
+    }
+    return static_cast<std::int64_t>(u);
+  };
+  if (w.to == DType::int32) {
+    std::vector<std::int32_t> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<std::int32_t>(value(i));
+    return make_array(std::move(values), 1, count, false);
+  }
+  std::vector<std::int64_t> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = value(i);
+  return make_array(std::move(values), 1, count, false);
 }
 
 std::string_view descr_of(DType dtype) {
@@ -286,15 +350,18 @@ std::pair<NpyHeader, Array> read_checked(const std::filesystem::path& path, std:
   detail::InputFile file(path);
   const std::uint64_t file_size = file.size();
   auto [header, data_offset] = read_header(file, file_size);
-  const DType dtype = parse_descr(header.descr, file.name());
+  const Widened* widened = widened_of(header.descr);
+  const std::size_t item = widened != nullptr ? widened->item : size_of(parse_descr(header.descr, file.name()));
   check_shape(header, file.name(), max_dimensions);
-  const std::uint64_t count = element_count(header.shape, size_of(dtype), file.name());
-  check_data_size(count, count * size_of(dtype), file_size - data_offset, file.name());
+  const std::uint64_t count = element_count(header.shape, item, file.name());
+  check_data_size(count, count * item, file_size - data_offset, file.name());
   if (count == 0) {
     detail::fail(ErrorCode::invalid_argument, file.name(),
                  "no values: the array's shape is " + shape_text(header.shape));
   }
-  Array array = detail::read_values(file, dtype, static_cast<std::size_t>(count));
+  Array array = widened != nullptr ? read_widened(file, *widened, static_cast<std::size_t>(count))
+                                   : detail::read_values(file, parse_descr(header.descr, file.name()),
+                                                         static_cast<std::size_t>(count));
   if (header.shape.size() == 2) {  // a NaN is then reported with its row and column
     array.rows = static_cast<std::size_t>(header.shape[0]);
     array.cols = static_cast<std::size_t>(header.shape[1]);
