@@ -30,11 +30,13 @@ def padding_of(padding: PaddingLike, kernel: Tuple[int, int]) -> Tuple[int, int,
             kh, kw = kernel
             return ((kh - 1) // 2, kh // 2, (kw - 1) // 2, kw // 2)
         raise _invalid(f"padding '{padding}' is not 'valid', 'same', an int, (ph, pw) or (top, bottom, left, right)")
+    if isinstance(padding, (bool, np.bool_)):
+        raise _invalid(f"padding {padding!r} is a bool: give 'valid', 'same', an int, (ph, pw) or (top, bottom, left, right)")
     try:
         values = (padding,) if isinstance(padding, (int, np.integer)) else tuple(padding)
     except TypeError:
         raise _invalid(f"padding {padding!r} is not 'valid', 'same', an int, (ph, pw) or (top, bottom, left, right)") from None
-    if not all(isinstance(v, (int, np.integer)) and v >= 0 for v in values):
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 0 for v in values):
         raise _invalid(f"padding {padding!r} must hold whole numbers >= 0")
     if len(values) == 1:
         return (int(values[0]),) * 4
@@ -65,6 +67,22 @@ def _cuda_device(x: Any) -> Optional[int]:
 def _dtype_name(x: Any) -> str:
     framework = _arrays.framework_of(x)
     return framework.dtype_name(x) if framework is not None else _arrays.dtype_name(_arrays.to_numpy(x).dtype)
+
+
+def _converted(a: np.ndarray, dtype: np.dtype, what: str) -> np.ndarray:
+    """a as a C-contiguous array of the plan's type. A finite value that the conversion makes
+    infinite (float64 to float32 beyond 3.4e38) is refused: NumPy would only warn."""
+    with np.errstate(over="ignore"):
+        converted = np.ascontiguousarray(a, dtype=dtype)
+    if a.dtype.kind == "f" and a.dtype.itemsize > converted.dtype.itemsize:
+        lost = ~np.isfinite(converted) & np.isfinite(a)
+        if lost.any():
+            index = tuple(int(i) for i in np.argwhere(lost)[0])
+            raise _invalid(
+                f"{what} element {index}: {float(a[index])!r} overflows {converted.dtype.name}, the plan's type: "
+                f"compute in {a.dtype.name}, or scale the values"
+            )
+    return converted
 
 
 def _check_real(name: str) -> None:
@@ -142,9 +160,9 @@ class Conv2dPlan:
         self.dtype = np.dtype(dtype) if dtype is not None else _float_dtype(*operands)
         if self.dtype not in (np.float32, np.float64):
             raise _invalid(f"conv2d computes in float32 or float64, not {self.dtype}")
-        w = np.ascontiguousarray(w, dtype=self.dtype)
+        w = _converted(w, self.dtype, "weight")
         if b is not None:
-            b = np.ascontiguousarray(b, dtype=self.dtype)
+            b = _converted(b, self.dtype, "bias")
             if b.shape != (w.shape[0],):
                 raise _invalid(f"bias must have shape ({w.shape[0]},), not {b.shape}")
         self.input_shape = tuple(int(v) for v in input_shape)
@@ -176,7 +194,7 @@ class Conv2dPlan:
         if tuple(a.shape) != self.input_shape:
             raise _invalid(f"this plan takes inputs of shape {self.input_shape}, not {tuple(a.shape)}")
         _check_real(_arrays.dtype_name(a.dtype))
-        batched = np.ascontiguousarray(a.reshape((1, *a.shape)) if a.ndim == 3 else a, dtype=self.dtype)
+        batched = _converted(a.reshape((1, *a.shape)) if a.ndim == 3 else a, self.dtype, "input")
         y = self._plan.execute(batched)
         if a.ndim == 3:
             y = y[0]

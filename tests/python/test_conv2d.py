@@ -132,6 +132,41 @@ def test_complex_operands_are_refused_not_cut_to_their_real_parts():
     np.testing.assert_array_equal(plan(x), np.full((1, 1, 2, 2), 9.0))
 
 
+@pytest.mark.filterwarnings("error")  # NumPy's overflow warning is not the refusal
+def test_values_a_float32_plan_cannot_hold_are_refused_not_made_infinite():
+    plan = fastconv.Conv2dPlan((1, 1, 3, 3), np.ones((1, 1, 1, 1), np.float32))
+    x = np.full((1, 1, 3, 3), 1e30)
+    x[0, 0, 1, 2] = -1e300
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"input element \(0, 0, 1, 2\): -1e\+300 overflows float32"):
+        plan(x)
+    np.testing.assert_allclose(plan(np.full((1, 1, 3, 3), 1e30)), np.full((1, 1, 3, 3), 1e30), rtol=1e-6)
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"weight element \(0, 0, 0, 0\): 1e\+200 overflows"):
+        fastconv.Conv2dPlan((1, 1, 3, 3), np.full((1, 1, 1, 1), 1e200), dtype=np.float32)
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"bias element \(0,\): 1e\+40 overflows"):
+        fastconv.Conv2dPlan((1, 1, 3, 3), np.ones((1, 1, 1, 1), np.float32), bias=np.array([1e40]), dtype=np.float32)
+
+
+@pytest.mark.parametrize("algorithm", ["fft2d", "polyhankel"])
+def test_fft_algorithms_take_values_near_the_ends_of_the_range(algorithm):
+    """A plane's FFT sums 4096 values of 1e35 (4e38, past float32's 3.4e38) although every
+    output fits; weights of 1e-44 divided by the FFT's length underflowed before."""
+    x = rng.uniform(-1, 1, (1, 2, 64, 64)).astype(np.float32)
+    w = rng.uniform(-1, 1, (2, 2, 3, 3)).astype(np.float32)
+    for xs, ws in ((1e35, 1.0), (1e30, 1e-44)):
+        xa, wa = (x * np.float32(xs)).astype(np.float32), (w.astype(np.float64) * ws).astype(np.float32)
+        got = fastconv.conv2d(xa, wa, padding=1, algorithm=algorithm)
+        want = reference_conv2d(xa, wa, padding=(1, 1, 1, 1))
+        assert np.all(np.isfinite(got))
+        scale = reference_conv2d(np.abs(xa), np.abs(wa), padding=(1, 1, 1, 1)).max()
+        assert np.max(np.abs(got - want)) <= 2e-5 * scale
+
+
+def test_padding_is_not_a_bool():
+    for padding in (True, (1, False)):
+        with pytest.raises(fastconv.InvalidArgumentError, match="bool|whole numbers"):
+            fastconv.conv2d(np.ones((1, 1, 3, 3)), np.ones((1, 1, 1, 1)), padding=padding)
+
+
 # --- backends ---------------------------------------------------------------------------------
 
 
