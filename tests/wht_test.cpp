@@ -158,6 +158,21 @@ TEST(WhtInteger, OverflowInABatchNamesTheRow) {
     EXPECT_NE(std::string(e.what()).find("of row 1"), std::string::npos) << e.what();
   }
   EXPECT_EQ(x, copy);  // row 0, transformed in the ring before row 1 failed its check, is restored
+  // Row 0 of a batch is named too (a lone vector's element is not given a row).
+  std::vector<std::int32_t> y = {1 << 30, 1 << 30, 0, 0, 1, 2, 3, 4};
+  try {
+    fastconv::wht(y, 2, 4, 4);
+    FAIL();
+  } catch (const fastconv::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("output element 0 of row 0 = 2147483648"), std::string::npos) << e.what();
+  }
+  std::vector<std::int32_t> z = {1 << 30, 1 << 30};
+  try {
+    fastconv::wht(z);
+    FAIL();
+  } catch (const fastconv::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("output element 0 = 2147483648"), std::string::npos) << e.what();
+  }
 }
 
 // The cpu backend checks |x| < 2^(bits − n) as it first reads each block (or row) and undoes

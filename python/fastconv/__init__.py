@@ -21,6 +21,7 @@ ValueErrors, DeviceError is also a RuntimeError, OutOfMemoryError a MemoryError.
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
@@ -125,8 +126,32 @@ def _check_range(a: np.ndarray, dtype: np.dtype, name: str) -> None:
         raise IntegerOverflowError(f"{name}[{i}] = {a[i]} does not fit {dtype} (range {info.min} ... {info.max})")
 
 
+def _numbers(x: Any) -> np.ndarray:
+    """x as a NumPy array (_arrays.to_numpy). NumPy makes a list of integers float64 when one of
+    them is beyond int64 (and object beyond uint64), which would round an exact computation's
+    input: a list or tuple holding such an integer is refused, naming it."""
+    a = _arrays.to_numpy(x)
+    if isinstance(x, (list, tuple)) and (
+        a.dtype == object or (a.dtype.kind == "f" and a.size > 0 and float(np.max(np.abs(a))) >= 2.0**63)
+    ):
+        _refuse_wide_integers(x, ())
+    return a
+
+
+def _refuse_wide_integers(values: Any, index: tuple) -> None:
+    for i, v in enumerate(values):
+        if isinstance(v, (list, tuple)):
+            _refuse_wide_integers(v, index + (i,))
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and not -(2**63) <= v < 2**63:
+            where = index + (i,)
+            raise InvalidArgumentError(
+                f"element {where[0] if len(where) == 1 else where}: the integer {v} does not fit int64, fastconv's "
+                "widest integer type (NumPy would round it to float64): give it as a float to compute approximately"
+            )
+
+
 def _vector(x: Any, name: str) -> np.ndarray:
-    a = _coerce(_arrays.to_numpy(x), _DYADIC_TYPES)
+    a = _coerce(_numbers(x), _DYADIC_TYPES)
     if a.ndim != 1:
         raise InvalidArgumentError(f"{name} must be one-dimensional, not of shape {a.shape}")
     return a
@@ -196,33 +221,38 @@ def wht(
     runs on host arrays only (a CUDA tensor with it is an UnsupportedError).
     """
     if type(x) is np.ndarray and x.ndim and type(axis) is int and (axis == -1 or axis == x.ndim - 1):
-        if out is None:
-            new = _WHT_NEW.get(x.dtype)
-            if new is not None and x.flags.c_contiguous:
-                return new(x, order, normalize, accumulate, backend)
-        elif out is x and x.size and x.flags.c_contiguous and x.flags.writeable:
-            rows = _WHT_ROWS.get(x.dtype)
-            if rows is not None:
-                rows(x.reshape(-1, x.shape[-1]), order, normalize, accumulate, backend)
-                return x
-        elif (
-            type(out) is np.ndarray
-            and out.dtype == x.dtype
-            and out.shape == x.shape
-            and x.flags.c_contiguous
-            and out.flags.c_contiguous
-            and out.flags.writeable
-        ):
-            into = _WHT_INTO.get(x.dtype)
-            if into is not None:
-                into(x, out, order, normalize, accumulate, backend)
-                return out
+        try:
+            if out is None:
+                new = _WHT_NEW.get(x.dtype)
+                if new is not None and x.flags.c_contiguous:
+                    return new(x, order, normalize, accumulate, backend)
+            elif out is x and x.size and x.flags.c_contiguous and x.flags.writeable:
+                rows = _WHT_ROWS.get(x.dtype)
+                if rows is not None:
+                    rows(x.reshape(-1, x.shape[-1]), order, normalize, accumulate, backend)
+                    return x
+            elif (
+                type(out) is np.ndarray
+                and out.dtype == x.dtype
+                and out.shape == x.shape
+                and x.flags.c_contiguous
+                and out.flags.c_contiguous
+                and out.flags.writeable
+            ):
+                into = _WHT_INTO.get(x.dtype)
+                if into is not None:
+                    into(x, out, order, normalize, accumulate, backend)
+                    return out
+        except IntegerOverflowError as e:  # rows of a 3-D or larger array: the caller's index
+            if x.ndim <= 2:
+                raise
+            raise IntegerOverflowError(_user_position(str(e), x.shape, x.ndim - 1)) from None
     framework = _arrays.framework_of(x)
     if framework is not None:
         if out is not None:
             raise InvalidArgumentError("out= takes NumPy arrays; the result for a tensor is a new tensor")
         return _wht_tensor(framework, x, order, normalize, axis, backend, accumulate)
-    return _arrays.like_input(_wht_numpy(_arrays.to_numpy(x), order, normalize, axis, backend, out, accumulate), x)
+    return _arrays.like_input(_wht_numpy(_numbers(x), order, normalize, axis, backend, out, accumulate), x)
 
 
 def _wht_tensor(
@@ -288,10 +318,27 @@ def _wht_numpy(
     last = axis == a.ndim - 1  # no moveaxis there: 2.8 µs each way, more than a small transform
     work = _arrays.aligned_copy(a if last else np.moveaxis(a, axis, -1))
     if work.size:
-        run(work)
+        try:
+            run(work)
+        except IntegerOverflowError as e:
+            if a.ndim <= 2 and last:
+                raise
+            raise IntegerOverflowError(_user_position(str(e), work.shape, axis)) from None
     else:
         _check_row_length(work.shape[-1])
     return work if last else np.ascontiguousarray(np.moveaxis(work, -1, axis))
+
+
+def _user_position(message: str, moved: tuple, axis: int) -> str:
+    """The extension's "element i of row r" of the rows it transformed (the array with `axis`
+    moved last, shape `moved`, flattened to rows) as the index of the caller's array."""
+    def index(match: re.Match) -> str:
+        row = int(match.group(2) or 0)
+        where = [int(v) for v in np.unravel_index(row, moved[:-1])]
+        where.insert(axis, int(match.group(1)))
+        return f"element {tuple(where)}"
+
+    return re.sub(r"element (\d+)(?: of row (\d+))?", index, message, count=1)
 
 
 # _dyadic()'s fast path, as wht()'s: C-contiguous 1-D NumPy operands of one of these dtypes

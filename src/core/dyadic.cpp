@@ -214,9 +214,13 @@ std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int 
     ys[k] = static_cast<u128>(yk / hk);
   }
   wht->execute(ys.data(), 1, size, 1.0);
-  for (std::size_t t = 0; t < size; ++t)
-    if (signed_value(ys[t]) % static_cast<i128>(size) != 0)
-      throw Error(ErrorCode::invalid_argument, "deconvolve: " + not_integer);
+  for (std::size_t t = 0; t < size; ++t) {
+    const i128 sum = signed_value(ys[t]);
+    if (sum % static_cast<i128>(size) != 0)
+      throw Error(ErrorCode::invalid_argument, "deconvolve: output element " + std::to_string(t) + " would be " +
+                                                   to_string(sum) + "/" + std::to_string(size) +
+                                                   ", not an integer: " + not_integer);
+  }
   std::vector<T> out(size);
   store_exact<T>(ys, log2n, std::span(out), "dyadic deconvolution");
   return out;

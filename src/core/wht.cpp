@@ -157,16 +157,17 @@ struct WhtPlan<T>::Impl {
     const int shift = detail::normalization_shift(log2n, options.normalization);
     for (std::size_t j = 0; j < buffer.size(); ++j)  // every value checked before any is written back
       buffer[j] = static_cast<W>(detail::checked_wht_quotient<T>(detail::signed_value(buffer[j]), shift,
-                                                                 options.normalization, [&] { return position(j); }));
+                                                                 options.normalization, [&] { return position(j, rows); }));
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < n; ++i) data[r * stride + i] = static_cast<T>(buffer[r * n + i]);
   }
 
   bool uses_wide64() const { return std::is_same_v<T, std::int32_t> && log2n <= 31; }
 
-  std::string position(std::size_t flat) const {
+  /// "element i", and in a batch of several rows "element i of row r" (row 0 too).
+  std::string position(std::size_t flat, std::size_t rows) const {
     const std::size_t row = flat >> log2n, col = flat & (size() - 1);
-    return "element " + std::to_string(col) + (row > 0 ? " of row " + std::to_string(row) : "");
+    return "element " + std::to_string(col) + (rows > 1 ? " of row " + std::to_string(row) : "");
   }
 };
 

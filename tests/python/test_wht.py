@@ -325,6 +325,39 @@ def test_errors():
     np.testing.assert_array_equal(x, 2**30)  # left untouched
 
 
+def test_overflow_errors_give_the_callers_index():
+    """The extension names the rows it transformed (axis moved last, flattened); the error names
+    the element of the caller's array."""
+    x = np.zeros((4, 3), np.int32)
+    x[:, 2] = 2**29
+    with pytest.raises(fastconv.IntegerOverflowError, match=r"output element \(0, 2\) = 2147483648"):
+        fastconv.wht(x, axis=0)
+    y = np.zeros((2, 3, 4), np.int32)
+    y[1, 2, :] = 2**29
+    for out in (None, y, np.empty_like(y)):
+        with pytest.raises(fastconv.IntegerOverflowError, match=r"output element \(1, 2, 0\) = 2147483648"):
+            fastconv.wht(y, out=out)
+    z = np.zeros((2, 4, 3), np.int32)
+    z[1, :, 2] = 2**29
+    with pytest.raises(fastconv.IntegerOverflowError, match=r"output element \(1, 0, 2\)"):
+        fastconv.wht(z, axis=1)
+    w = np.zeros((2, 4), np.int32)
+    w[0] = 2**29
+    with pytest.raises(fastconv.IntegerOverflowError, match="output element 0 of row 0 = 2147483648"):
+        fastconv.wht(w)
+
+
+def test_integers_beyond_int64_in_lists_are_refused_not_rounded():
+    """NumPy makes [2**63 + 1, 0] float64, which would round the exact transform's input."""
+    for args in (([2**63 + 1, 0],), ([[1, 2], [2**64, 3]],), ((-(2**63) - 1, 0),)):
+        with pytest.raises(fastconv.InvalidArgumentError, match="does not fit int64"):
+            fastconv.wht(*args)
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"element 0: the integer 9223372036854775809"):
+        fastconv.dyadic_convolve([2**63 + 1, 0], [1, 0])
+    np.testing.assert_array_equal(fastconv.wht([1e19, 2.0]), [1e19 + 2.0, 1e19 - 2.0])  # floats as given
+    np.testing.assert_array_equal(fastconv.wht([2**62, 0]), [2**62, 2**62])
+
+
 def test_empty_batches():
     assert fastconv.wht(np.zeros((0, 8))).shape == (0, 8)
     with pytest.raises(fastconv.InvalidArgumentError):
