@@ -559,6 +559,9 @@ TEST_F(Cli, UsageErrors) {
   expect_bad_input("wht --dtype complex64", "unknown type 'complex64'", "1 2");
   expect_bad_input("wht --backend gpu", "valid backends are auto, reference, cpu", "1 2");
   expect_bad_input("wht --threads -1", "--threads", "1 2");
+  // libgomp ends the process when it cannot start a thread: the count is bounded first.
+  expect_bad_input("wht --threads 100000", "thread count 100000 is more than 1024", "1 2");
+  expect_bad_input("bench wht --threads 5000 --log2n 4 --batch 4096 --repeats 1", "thread count 5000 is more than 1024");
   expect_bad_input("dyadic conv - -", "only one operand", "1 2");
 }
 

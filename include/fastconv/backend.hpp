@@ -66,7 +66,11 @@ class Backend {
  public:
   /// The textbook loop (seed 004's Algorithm 0).
   static Backend reference();
-  /// The fast CPU backend. `threads` = 0 uses OpenMP's default (all cores, or OMP_NUM_THREADS).
+  /// The most threads a cpu backend starts: more is an invalid_argument Error (libgomp ends the
+  /// process when it cannot create a thread, as 4096 threads under a 2 GB address-space limit).
+  static constexpr int kMaxCpuThreads = 1024;
+  /// The fast CPU backend. `threads` = 0 uses OpenMP's default (all cores, or OMP_NUM_THREADS);
+  /// at most kMaxCpuThreads.
   /// `variant` names an instruction set from variants() ("" = the fastest this CPU has, or the
   /// one the environment variable FASTCONV_CPU_ISA names).
   static Backend cpu(int threads = 0, std::string_view variant = {});

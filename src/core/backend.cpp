@@ -32,6 +32,10 @@ Backend Backend::cpu(int threads, std::string_view variant) {
   if (threads < 0)
     throw Error(ErrorCode::invalid_argument,
                 "cpu backend: thread count " + std::to_string(threads) + " is negative (0 means all cores)");
+  if (threads > kMaxCpuThreads)
+    throw Error(ErrorCode::invalid_argument, "cpu backend: thread count " + std::to_string(threads) +
+                                                 " is more than " + std::to_string(kMaxCpuThreads) +
+                                                 ", the most it starts (0 means all cores)");
   if (variant.empty()) return Backend(cpu::make_cpu_backend(threads));
   for (const cpu::IsaKernels* isa : cpu::supported_isas())
     if (isa->name == variant) return Backend(cpu::make_cpu_backend(threads, *isa));
