@@ -34,7 +34,14 @@ struct SizeOptions {
   int max_log2n;            ///< largest transform (big sizes take seconds and GiBs)
   int reference_max_log2n;  ///< largest size the textbook loop (reference backend) runs at
   std::vector<int> dyadic_log2n;  ///< sizes of the dyadic-convolution comparison (ffht_compare)
+  std::vector<int> threads = {1, 2};  ///< the cpu backend's thread counts (fastconv_bench)
 };
+
+/// Ends the program with a message (exit 2): an option's value is out of range.
+[[noreturn]] inline void bad_option(std::string_view what, const std::string& why) {
+  std::fprintf(stderr, "error: %.*s %s\n", static_cast<int>(what.size()), what.data(), why.c_str());
+  std::exit(2);
+}
 
 /// An integer option's value; a malformed one ends the program with a message (exit 2).
 inline int parse_int(std::string_view text, std::string_view what) {
@@ -73,9 +80,11 @@ inline SizeOptions parse_size_options(int& argc, char** argv, SizeOptions defaul
                           {"--fastconv_reference_max_log2n=", "FASTCONV_BENCH_REFERENCE_MAX_LOG2N",
                            &o.reference_max_log2n}};
   constexpr std::string_view dyadic_flag = "--fastconv_dyadic_log2n=", dyadic_env = "FASTCONV_BENCH_DYADIC_LOG2N";
+  constexpr std::string_view threads_flag = "--fastconv_threads=", threads_env = "FASTCONV_BENCH_THREADS";
   for (const Field& f : fields)
     if (const char* env = std::getenv(std::string(f.env).c_str())) *f.value = parse_int(env, f.env);
   if (const char* env = std::getenv(dyadic_env.data())) o.dyadic_log2n = parse_int_list(env, dyadic_env);
+  if (const char* env = std::getenv(threads_env.data())) o.threads = parse_int_list(env, threads_env);
 
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
@@ -90,11 +99,32 @@ inline SizeOptions parse_size_options(int& argc, char** argv, SizeOptions defaul
       o.dyadic_log2n = parse_int_list(arg.substr(dyadic_flag.size()), dyadic_flag);
       consumed = true;
     }
+    if (arg.starts_with(threads_flag)) {
+      o.threads = parse_int_list(arg.substr(threads_flag.size()), threads_flag);
+      consumed = true;
+    }
     if (arg == "--help" || arg == "-h") std::fwrite(usage.data(), 1, usage.size(), stdout);
     if (!consumed) argv[kept++] = argv[i];
   }
   argc = kept;
   argv[argc] = nullptr;
+  // The library's sizes are 2^0 … 2^48; an empty range would register nothing and say nothing.
+  constexpr int most = 48;  // WhtPlan's largest size
+  const auto in_sizes = [&](int v) { return v >= 0 && v <= most; };
+  const std::string sizes = "must lie in 0 … " + std::to_string(most);
+  if (!in_sizes(o.min_log2n)) bad_option("fastconv_min_log2n", "= " + std::to_string(o.min_log2n) + ": " + sizes);
+  if (!in_sizes(o.max_log2n)) bad_option("fastconv_max_log2n", "= " + std::to_string(o.max_log2n) + ": " + sizes);
+  if (o.min_log2n > o.max_log2n)
+    bad_option("fastconv_min_log2n", "= " + std::to_string(o.min_log2n) + " exceeds fastconv_max_log2n = " +
+                                         std::to_string(o.max_log2n) + ": no size to run");
+  if (o.reference_max_log2n < 0) bad_option("fastconv_reference_max_log2n", "must be >= 0");
+  for (const int n : o.dyadic_log2n)
+    if (!in_sizes(n)) bad_option("fastconv_dyadic_log2n", "holds " + std::to_string(n) + ": each " + sizes);
+  if (o.threads.empty()) bad_option("fastconv_threads", "is empty: give thread counts, e.g. 1,2");
+  for (const int t : o.threads)
+    if (t < 1 || t > fastconv::Backend::kMaxCpuThreads)
+      bad_option("fastconv_threads", "holds " + std::to_string(t) + ": each must lie in 1 … " +
+                                         std::to_string(fastconv::Backend::kMaxCpuThreads));
   o.reference_max_log2n = std::min(o.reference_max_log2n, o.max_log2n);
   return o;
 }
@@ -220,7 +250,9 @@ constexpr std::string_view type_name() {
   if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, double>) return "double";
   else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else return "int64";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, fastconv::float16>) return "float16";
+  else return "bfloat16";
 }
 
 }  // namespace bench

@@ -19,7 +19,8 @@ repetitions=5 min_time=0.5
 doc=$root/docs/benchmarks.md plot=$root/docs/bench-wht.png json=
 fetch_ffht=1 build_lib=1 interleave=1 extra=()
 ffht_version=0.3
-command_line="bash bench/compare_ffht.sh${*:+ $*}"
+printf -v quoted ' %q' "$@"  # so that the recorded command reruns as written (an empty value stays '')
+command_line="bash bench/compare_ffht.sh${*:+$quoted}"
 
 usage() {
   cat <<EOF
@@ -48,6 +49,8 @@ EOF
 
 while (($#)); do
   case $1 in
+    --min-log2n|--max-log2n|--reference-max-log2n|--dyadic|--repetitions|--min-time|--build-dir|--doc|--plot|--json)
+      if (($# < 2)); then echo "compare_ffht.sh: $1 needs a value (see --help)" >&2; exit 2; fi ;;&
     --min-log2n) min_log2n=$2; shift ;;
     --max-log2n) max_log2n=$2; shift ;;
     --reference-max-log2n) reference_max=$2; shift ;;
@@ -168,7 +171,11 @@ if [[ -n $plot ]] && ! python3 -c 'import matplotlib' 2>/dev/null; then
     say "matplotlib could not be installed: the report will have no plot"
 fi
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$root" diff --quiet HEAD -- src include 2>/dev/null || commit="$commit + uncommitted changes in src/ or include/"
+if [[ $commit != unknown ]]; then  # git diff exits 1 for changes, other codes when it cannot tell
+  status=0
+  git -C "$root" diff --quiet HEAD -- src include 2>/dev/null || status=$?
+  ((status == 1)) && commit="$commit + uncommitted changes in src/ or include/"
+fi
 python3 "$root/bench/report.py" "$json" --doc "$doc" --plot "$plot" --command "$command_line" \
   --harness-command "${run[*]/#$root\//}" --ffht "$ffht_desc" --commit "$commit" \
   --compiler "$(g++ --version | head -1)"

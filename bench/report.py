@@ -305,11 +305,20 @@ def main():
     p.add_argument("--compiler", default="", help="compiler version")
     p.add_argument("--print", action="store_true", help="also print the section to stdout")
     args = p.parse_args()
-    medians, cvs, context = load_medians(args.json)
+    try:
+        medians, cvs, context = load_medians(args.json)
+    except (OSError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+        sys.exit(f"report.py: {args.json}: cannot read Google Benchmark JSON: {e}")
     if not medians:
         sys.exit(f"report.py: {args.json} has no fastconv/FFHT benchmark results")
-    body = section(medians, cvs, context, args)
-    write_between_markers(args.doc, body)
+    for path in (args.doc, args.plot):  # before the plot is drawn, so that nothing is half-written
+        if path and not os.path.isdir(os.path.dirname(path) or "."):
+            sys.exit(f"report.py: {path}: its directory does not exist")
+    try:
+        body = section(medians, cvs, context, args)
+        write_between_markers(args.doc, body)
+    except OSError as e:
+        sys.exit(f"report.py: cannot write the report: {e}")
     if args.print:
         print(body)
 

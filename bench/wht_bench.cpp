@@ -1,13 +1,14 @@
-// Google Benchmark: the cpu backend on 1 and 2 threads side by side with the reference backend
-// (seed 004's Algorithm 0, the textbook loop) in one run, for every element type, single
-// transforms and batches, dyadic convolution and DyadicSystem. Names say what runs:
+// Google Benchmark: the cpu backend on 1 and 2 threads (--fastconv_threads) side by side with the
+// reference backend (seed 004's Algorithm 0, the textbook loop) in one run, for every element
+// type, single transforms and batches (float16 and bfloat16 too), dyadic convolution and
+// DyadicSystem (float, double, int32, int64). Names say what runs:
 //
 //   wht/<type>/<backend>/threads:<t>/log2n:<n>                 one in-place transform
 //   wht/float/cpu/threads:1/log2n:<n>/order:<order>            the same, sequency or Paley order
 //   wht_batch/<type>/<backend>/threads:<t>/rows:<r>/log2n:<n>  r contiguous rows of 2^n
 //   wht_batch/.../log2n:<n>/order:<order>                      the same, sequency or Paley order
-//   convolve/float/<backend>/threads:<t>/log2n:<n>             fastconv::convolve, inputs kept
-//   dyadic_system/float/<backend>/threads:<t>/log2n:<n>        DyadicSystem::apply (cached W·h)
+//   convolve/<type>/<backend>/threads:<t>/log2n:<n>            fastconv::convolve, inputs kept
+//   dyadic_system/<type>/<backend>/threads:<t>/log2n:<n>       DyadicSystem::apply (cached W·h)
 //   wht_memory/float/cpu/threads:1/log2n:<n>/memory:<m>        one in-place transform of a
 //                                                              std::vector or a fastconv::AlignedVector
 //
@@ -30,7 +31,8 @@ constexpr std::string_view usage =
     "  --fastconv_min_log2n=N            smallest size 2^N (default 4)\n"
     "  --fastconv_max_log2n=N            largest size 2^N (default 24; the full range is 28, ~4 GiB\n"
     "                                    for double/int64: the input is kept beside the data)\n"
-    "  --fastconv_reference_max_log2n=N  largest size for the reference backend (default 20)\n\n";
+    "  --fastconv_reference_max_log2n=N  largest size for the reference backend (default 20)\n"
+    "  --fastconv_threads=A,B,...        the cpu backend's thread counts (default 1,2)\n\n";
 
 std::string tag(const Backend& b, int threads) {
   return std::string(b.name()) + "/threads:" + std::to_string(threads);
@@ -65,7 +67,7 @@ void add_wht(int log2n, std::size_t rows, const Backend& backend, int threads,
 template <class T>
 void add_wht_sizes(const bench::SizeOptions& o) {
   for (int n = o.min_log2n; n <= o.max_log2n; ++n) {
-    for (int threads : {1, 2}) add_wht<T>(n, 1, Backend::cpu(threads), threads);
+    for (int threads : o.threads) add_wht<T>(n, 1, Backend::cpu(threads), threads);
     if constexpr (std::is_same_v<T, float>)
       for (fastconv::Order order : {fastconv::Order::sequency, fastconv::Order::paley})
         add_wht<T>(n, 1, Backend::cpu(1), 1, order);
@@ -73,20 +75,23 @@ void add_wht_sizes(const bench::SizeOptions& o) {
   }
 }
 
+template <class T>
 void add_batches(const bench::SizeOptions& o) {
   struct Shape {
     std::size_t rows;
     int log2n;
   };
-  // Issue 3's shapes, then short rows (2^2 … 2^8: Hadamard rotations, S-box columns, …), all
-  // of 2^22 words, so that each compares with one transform of 2^22.
-  for (const Shape s : {Shape{4096, 10}, Shape{256, 14}, Shape{16, 20}, Shape{1 << 20, 2}, Shape{1 << 18, 4},
-                        Shape{1 << 16, 6}, Shape{1 << 15, 7}, Shape{1 << 14, 8}}) {
-    if (s.log2n + std::countr_zero(s.rows) > o.max_log2n) continue;
-    for (int threads : {1, 2}) add_wht<float>(s.log2n, s.rows, Backend::cpu(threads), threads);
-    if (s.log2n <= 8)
+  // Issue 3's shapes (2^22 words, but 16 × 2^20 = 2^24), short rows (2^2 … 2^8: Hadamard
+  // rotations, S-box columns, …) of 2^22 words, each to compare with one transform of its total
+  // size, and 64 × 2^10 (2^16 words), small enough for --quick runs. A shape beyond
+  // --fastconv_max_log2n in total is left out.
+  for (const Shape s : {Shape{4096, 10}, Shape{256, 14}, Shape{16, 20}, Shape{64, 10}, Shape{1 << 20, 2},
+                        Shape{1 << 18, 4}, Shape{1 << 16, 6}, Shape{1 << 15, 7}, Shape{1 << 14, 8}}) {
+    if (s.log2n + std::countr_zero(s.rows) > o.max_log2n || s.log2n < o.min_log2n) continue;
+    for (int threads : o.threads) add_wht<T>(s.log2n, s.rows, Backend::cpu(threads), threads);
+    if (std::is_same_v<T, float> && s.log2n <= 8)
       for (fastconv::Order order : {fastconv::Order::sequency, fastconv::Order::paley})
-        add_wht<float>(s.log2n, s.rows, Backend::cpu(1), 1, order);
+        add_wht<T>(s.log2n, s.rows, Backend::cpu(1), 1, order);
   }
 }
 
@@ -114,45 +119,50 @@ void add_memory(const bench::SizeOptions& o) {
 }
 
 /// fastconv::convolve(f, g) with f and g preserved.
+template <class T>
 void add_convolve(int log2n, const Backend& backend, int threads) {
-  const std::string name = "convolve/float/" + tag(backend, threads) + "/log2n:" + std::to_string(log2n);
+  const std::string name = "convolve/" + std::string(bench::type_name<T>()) + "/" + tag(backend, threads) +
+                           "/log2n:" + std::to_string(log2n);
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     const std::size_t size = std::size_t{1} << log2n;
-    const auto f = bench::random_buffer<float>(size, 1), g = bench::random_buffer<float>(size, 2);
-    const bench::Buffer<float> out(size);
+    const auto f = bench::random_buffer<T>(size, 1), g = bench::random_buffer<T>(size, 2);
+    const bench::Buffer<T> out(size);
     for (auto _ : state) benchmark::DoNotOptimize(bench::convolve(f.cspan(), g.cspan(), out.span(), backend));
-    bench::set_throughput(state, size, sizeof(float));
-    state.SetLabel(label(backend) + ", " + std::string(bench::convolve_label<float>()));
+    bench::set_throughput(state, size, sizeof(T));
+    state.SetLabel(label(backend) + ", " + std::string(bench::convolve_label<T>()));
   })->UseRealTime()->Unit(bench::unit_for(log2n));
 }
 
-/// DyadicSystem<float>::apply into a separate output: two transforms, the spectrum cached.
+/// DyadicSystem<T>::apply into a separate output: two transforms, the spectrum cached.
+template <class T>
 void add_dyadic_system(int log2n, const Backend& backend, int threads) {
-  const std::string name = "dyadic_system/float/" + tag(backend, threads) + "/log2n:" + std::to_string(log2n);
+  const std::string name = "dyadic_system/" + std::string(bench::type_name<T>()) + "/" + tag(backend, threads) +
+                           "/log2n:" + std::to_string(log2n);
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     const std::size_t size = std::size_t{1} << log2n;
-    const auto h = bench::random_buffer<float>(size, 1), x = bench::random_buffer<float>(size, 2);
-    const bench::Buffer<float> out(size);
-    const fastconv::DyadicSystem<float> system(h.cspan(), backend);
+    const auto h = bench::random_buffer<T>(size, 1), x = bench::random_buffer<T>(size, 2);
+    const bench::Buffer<T> out(size);
+    const fastconv::DyadicSystem<T> system(h.cspan(), backend);
     for (auto _ : state) {
       system.apply(x.cspan(), out.span());
       benchmark::DoNotOptimize(out.data());
       benchmark::ClobberMemory();
     }
-    bench::set_throughput(state, size, sizeof(float));
+    bench::set_throughput(state, size, sizeof(T));
     state.SetLabel(label(backend));
   })->UseRealTime()->Unit(bench::unit_for(log2n));
 }
 
+template <class T>
 void add_dyadic(const bench::SizeOptions& o) {
   for (int n = std::max(o.min_log2n, 10); n <= std::min(o.max_log2n, 25); ++n) {
-    for (int threads : {1, 2}) {
-      add_convolve(n, Backend::cpu(threads), threads);
-      add_dyadic_system(n, Backend::cpu(threads), threads);
+    for (int threads : o.threads) {
+      add_convolve<T>(n, Backend::cpu(threads), threads);
+      add_dyadic_system<T>(n, Backend::cpu(threads), threads);
     }
     if (n <= o.reference_max_log2n) {
-      add_convolve(n, Backend::reference(), 1);
-      add_dyadic_system(n, Backend::reference(), 1);
+      add_convolve<T>(n, Backend::reference(), 1);
+      add_dyadic_system<T>(n, Backend::reference(), 1);
     }
   }
 }
@@ -167,8 +177,18 @@ int main(int argc, char** argv) {
   add_wht_sizes<double>(sizes);
   add_wht_sizes<std::int32_t>(sizes);
   add_wht_sizes<std::int64_t>(sizes);
-  add_batches(sizes);
-  add_dyadic(sizes);
+  add_wht_sizes<fastconv::float16>(sizes);
+  add_wht_sizes<fastconv::bfloat16>(sizes);
+  add_batches<float>(sizes);
+  add_batches<double>(sizes);
+  add_batches<std::int32_t>(sizes);
+  add_batches<std::int64_t>(sizes);
+  add_batches<fastconv::float16>(sizes);
+  add_batches<fastconv::bfloat16>(sizes);
+  add_dyadic<float>(sizes);
+  add_dyadic<double>(sizes);
+  add_dyadic<std::int32_t>(sizes);
+  add_dyadic<std::int64_t>(sizes);
   add_memory(sizes);
   benchmark::AddCustomContext("fastconv_cpu", Backend::cpu(1).description());
   benchmark::RunSpecifiedBenchmarks();

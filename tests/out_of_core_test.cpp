@@ -385,7 +385,9 @@ TEST_F(OutOfCore, CliMatchesTheInMemoryCli) {
     for (std::size_t at = ooc.err.find('%'); at != std::string::npos; at = ooc.err.find('%', at + 1)) {
       std::size_t digits = at;
       while (digits > 0 && std::isdigit(static_cast<unsigned char>(ooc.err[digits - 1]))) --digits;
-      if (digits < at) EXPECT_LE(std::stoi(ooc.err.substr(digits, at - digits)), 100) << command << ": " << ooc.err;
+      if (digits < at) {
+        EXPECT_LE(std::stoi(ooc.err.substr(digits, at - digits)), 100) << command << ": " << ooc.err;
+      }
     }
     const auto got = io::read_file(path("ooc.npy"), std::nullopt), want = io::read_file(path("mem.npy"), std::nullopt);
     ASSERT_EQ(got.dtype(), want.dtype()) << command;

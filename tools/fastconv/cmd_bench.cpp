@@ -88,9 +88,12 @@ std::vector<DType> parse_dtypes(const std::vector<std::string>& names) {
   return dtypes;
 }
 
-/// The threads the backend runs with: its --threads, or OpenMP's default for 0.
-int threads_used(const Backend& backend, int requested) {
-  if (backend.name() == "reference") return 1;  // the textbook loop is single-threaded
+/// The host threads the backend computes with: the cpu backend's --threads, or OpenMP's default
+/// for 0; one for the textbook loop; none for a device backend (its device computes, whatever
+/// --threads says), printed as null in JSON and "-" in the table.
+std::optional<int> threads_used(const Backend& backend, int requested) {
+  if (backend.name() == "reference") return 1;
+  if (backend.name() != "cpu") return std::nullopt;
   return requested > 0 ? requested : omp_get_max_threads();
 }
 
@@ -149,7 +152,7 @@ struct Record {
 struct Context {
   const BenchArgs& args;
   Backend backend;
-  int threads;
+  std::optional<int> threads;
   bool header_printed = false;
 };
 
@@ -167,18 +170,20 @@ void print(Context& ctx, const Record& r) {
   const double gb_per_s = ns > 0 ? r.bytes / ns : std::numeric_limits<double>::infinity();
   const std::string backend(ctx.backend.name()), variant(ctx.backend.variant()), dtype(to_string(r.dtype));
   if (ctx.args.json) {
-    std::printf("{\"op\":%s,\"backend\":%s,\"variant\":%s,\"dtype\":%s,\"log2n\":%d,\"batch\":%zu,\"threads\":%d,"
+    const std::string threads = ctx.threads ? std::to_string(*ctx.threads) : "null";
+    std::printf("{\"op\":%s,\"backend\":%s,\"variant\":%s,\"dtype\":%s,\"log2n\":%d,\"batch\":%zu,\"threads\":%s,"
                 "\"median_ms\":%s,\"min_ms\":%s,\"repeats\":%zu,\"elements_per_ns\":%s,\"gb_per_s\":%s}\n",
                 json_string(r.op).c_str(), json_string(backend).c_str(), json_string(variant).c_str(),
-                json_string(dtype).c_str(), r.log2n, ctx.args.batch, ctx.threads, number(r.timing.median_ms).c_str(),
+                json_string(dtype).c_str(), r.log2n, ctx.args.batch, threads.c_str(), number(r.timing.median_ms).c_str(),
                 number(r.timing.min_ms).c_str(), r.timing.repeats, number(per_ns).c_str(), number(gb_per_s).c_str());
   } else {
     if (!ctx.header_printed)
       std::printf("%-13s %-9s %-9s %-7s %5s %6s %7s %12s %12s %7s %9s %8s\n", "op", "backend", "variant", "dtype", "log2n",
                   "batch", "threads", "median ms", "min ms", "runs", "elem/ns", "GB/s");
     ctx.header_printed = true;
-    std::printf("%-13s %-9s %-9s %-7s %5d %6zu %7d %12.6f %12.6f %7zu %9.3f %8.2f\n", r.op.c_str(), backend.c_str(),
-                variant.c_str(), dtype.c_str(), r.log2n, ctx.args.batch, ctx.threads, r.timing.median_ms,
+    const std::string threads = ctx.threads ? std::to_string(*ctx.threads) : "-";
+    std::printf("%-13s %-9s %-9s %-7s %5d %6zu %7s %12.6f %12.6f %7zu %9.3f %8.2f\n", r.op.c_str(), backend.c_str(),
+                variant.c_str(), dtype.c_str(), r.log2n, ctx.args.batch, threads.c_str(), r.timing.median_ms,
                 r.timing.min_ms, r.timing.repeats, per_ns, gb_per_s);
   }
   std::fflush(stdout);
@@ -244,6 +249,9 @@ void require_bench_memory(const BenchArgs& args, const std::vector<DType>& dtype
 
 int run_bench(const BenchArgs& args) {
   const std::vector<DType> dtypes = parse_dtypes(args.dtypes);
+  if (args.kind == Kind::dyadic)  // before the first row is printed
+    for (const DType dtype : dtypes)
+      if (dtype == DType::float16 || dtype == DType::bfloat16) refuse_storage_type(dtype, "--dtype: ");
   const SizeRange range = parse_range(args.log2n);
   const std::optional<Order> order = parse_order(args.order);
   if (!order) usage_error("--order: unknown order '" + args.order + "': use hadamard, sequency or paley");
@@ -299,7 +307,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       "aligned, with transparent huge pages, from 2 MiB on; on a CPU OpenCL device they are used in place).\n"
       "elem/ns = batch * 2^log2n / median;\n"
       "GB/s = the bytes an operation must at least read and write / median (wht: 2 * elements * size,\n"
-      "dyadic: 3 * elements * size). threads = the backend's thread count (1 for reference).\n"
+      "dyadic: 3 * elements * size). threads = the host threads the backend computes with (1 for reference, - or null for opencl and cuda).\n"
       "Columns (and JSON keys): op, backend, variant, dtype, log2n, batch, threads, median_ms, min_ms,\n"
       "repeats, elements_per_ns, gb_per_s.");
 
