@@ -442,12 +442,26 @@ BooleanFunction boolean_from(nb::handle table, std::optional<int> n) {
   return f;
 }
 
+/// A histogram as `fastconv ... analyze --json` prints it: [[value, count], ...] by value.
+nb::list histogram_list(const fastconv::Histogram& histogram) {
+  nb::list pairs;
+  for (const auto& [value, count] : histogram) {
+    nb::list pair;
+    pair.append(value);
+    pair.append(count);
+    pairs.append(pair);
+  }
+  return pairs;
+}
+
 nb::dict boolean_summary(const BooleanFunction& f, const BackendArg& backend) {
   const Backend b = to_backend(backend);
   fastconv::BooleanSummary s;
+  std::optional<int> immunity;
   {
     nb::gil_scoped_release release;
     s = fastconv::summarize(f, b);
+    if (s.n <= BooleanFunction::max_algebraic_immunity_variables) immunity = f.algebraic_immunity();
   }
   // The keys and values of `fastconv boolean analyze --json`.
   nb::dict d;
@@ -459,10 +473,14 @@ nb::dict boolean_summary(const BooleanFunction& f, const BackendArg& backend) {
   d["absolute_indicator"] = s.absolute_indicator;
   d["sum_of_squares_indicator"] = s.sum_of_squares_indicator;
   d["algebraic_degree"] = s.algebraic_degree;
+  d["algebraic_immunity"] = immunity ? nb::object(nb::int_(*immunity)) : nb::none();
   d["correlation_immunity"] = s.correlation_immunity;
   d["resiliency"] = s.resiliency;
   d["is_bent"] = s.is_bent;
   d["is_plateaued"] = s.plateau_amplitude.has_value();
+  d["plateau_amplitude"] = s.plateau_amplitude ? nb::object(nb::int_(*s.plateau_amplitude)) : nb::none();
+  d["walsh_spectrum"] = histogram_list(s.walsh_histogram);
+  d["autocorrelation_spectrum"] = histogram_list(s.autocorrelation_histogram);
   return d;
 }
 
@@ -631,11 +649,15 @@ nb::dict sbox_summary(const SBox& s, const BackendArg& backend) {
   d["m"] = x.m;
   d["bijective"] = x.bijective;
   d["differential_uniformity"] = x.differential_uniformity;
+  d["differential_spectrum"] = histogram_list(x.differential_spectrum);
   d["linearity"] = x.linearity;
   d["nonlinearity"] = x.nonlinearity;
+  d["absolute_walsh_spectrum"] = histogram_list(x.absolute_walsh_spectrum);
   d["algebraic_degree"] = x.max_degree;
   d["min_algebraic_degree"] = x.min_degree;
+  d["degree_spectrum"] = histogram_list(x.degree_spectrum);
   d["boomerang_uniformity"] = x.boomerang_uniformity ? nb::object(nb::int_(*x.boomerang_uniformity)) : nb::none();
+  d["boomerang_spectrum"] = x.boomerang_uniformity ? nb::object(histogram_list(x.boomerang_spectrum)) : nb::none();
   d["fixed_points"] = x.fixed_points;
   d["is_apn"] = x.is_apn;
   d["differential_branch_number"] = x.differential_branch_number;

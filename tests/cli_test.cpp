@@ -651,9 +651,29 @@ TEST_F(Cli, BooleanAnalyzeJson) {
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"n", "weight", "balanced", "nonlinearity", "linearity", "absolute_indicator",
-                                            "sum_of_squares_indicator", "algebraic_degree", "correlation_immunity",
-                                            "resiliency", "is_bent", "is_plateaued"}));
+                                            "sum_of_squares_indicator", "algebraic_degree", "algebraic_immunity",
+                                            "correlation_immunity", "resiliency", "is_bent", "is_plateaued",
+                                            "plateau_amplitude", "walsh_spectrum", "autocorrelation_spectrum"}));
   const auto f = truth_table_of_hex(bent);
+  // The spectra by their definitions, as [value, count] pairs by value.
+  std::map<long long, long long> walsh, autocorrelation;
+  for (int a = 0; a < 64; ++a) {
+    long long w = 0, r = 0;
+    for (int x = 0; x < 64; ++x) {
+      w += (f[x] ^ (std::popcount(static_cast<unsigned>(a & x)) & 1)) ? -1 : 1;
+      r += (f[x] ^ f[x ^ a]) ? -1 : 1;
+    }
+    ++walsh[w];
+    ++autocorrelation[r];
+  }
+  const auto pairs = [](const std::map<long long, long long>& h) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& [value, count] : h) j.push_back({value, count});
+    return j;
+  };
+  EXPECT_EQ(json["walsh_spectrum"], pairs(walsh));
+  EXPECT_EQ(json["autocorrelation_spectrum"], pairs(autocorrelation));
+  EXPECT_EQ(json["plateau_amplitude"], 8);
   EXPECT_EQ(json["n"], 6);
   EXPECT_EQ(json["weight"], std::count(f.begin(), f.end(), 1));
   EXPECT_EQ(json["balanced"], false);
@@ -669,6 +689,13 @@ TEST_F(Cli, BooleanAnalyzeJson) {
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("bent"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("-8: "), std::string::npos) << text.out;  // the Walsh histogram
+  // Every field the table prints is in the JSON (a review found algebraic immunity, the
+  // amplitude and both spectra missing).
+  EXPECT_NE(text.out.find("algebraic immunity        " + json["algebraic_immunity"].dump() + "\n"), std::string::npos)
+      << text.out;
+  // x0·x1·x2 is not plateaued (|W| takes 6 and 2): no amplitude.
+  const Result conjunction = run("boolean analyze 80 --json");
+  EXPECT_TRUE(nlohmann::ordered_json::parse(conjunction.out)["plateau_amplitude"].is_null()) << conjunction.out;
 }
 
 TEST_F(Cli, BooleanSpectraAndAnf) {
@@ -702,10 +729,49 @@ TEST_F(Cli, SBoxAnalyzePresent) {
   const auto json = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"n", "m", "bijective", "differential_uniformity", "linearity", "nonlinearity",
-                                            "algebraic_degree", "min_algebraic_degree", "boomerang_uniformity",
-                                            "fixed_points", "is_apn", "differential_branch_number",
-                                            "linear_branch_number"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"n", "m", "bijective", "differential_uniformity", "differential_spectrum",
+                                            "linearity", "nonlinearity", "absolute_walsh_spectrum", "algebraic_degree",
+                                            "min_algebraic_degree", "degree_spectrum", "boomerang_uniformity",
+                                            "boomerang_spectrum", "fixed_points", "is_apn",
+                                            "differential_branch_number", "linear_branch_number"}));
+  // The spectra by their definitions: DDT over a ≠ 0, |LAT| over b ≠ 0, the degrees of the
+  // components b ≠ 0 (ANF by the Möbius transform), BCT over a, b ≠ 0.
+  std::map<long long, long long> ddt, walsh, degrees, bct;
+  std::vector<int> inverse(16);
+  for (int x = 0; x < 16; ++x) inverse[kPresent[x]] = x;
+  const auto dot = [](int a, int b) { return std::popcount(static_cast<unsigned>(a & b)) & 1; };
+  for (int a = 0; a < 16; ++a)
+    for (int b = 0; b < 16; ++b) {
+      int d = 0, l = 0, c = 0;
+      for (int x = 0; x < 16; ++x) {
+        d += (kPresent[x] ^ kPresent[x ^ a]) == b;
+        l += (dot(a, x) ^ dot(b, kPresent[x])) ? -1 : 1;
+        c += (inverse[kPresent[x] ^ b] ^ inverse[kPresent[x ^ a] ^ b]) == a;
+      }
+      if (a != 0) ++ddt[d];
+      if (b != 0) ++walsh[std::abs(l)];
+      if (a != 0 && b != 0) ++bct[c];
+    }
+  for (int b = 1; b < 16; ++b) {
+    std::vector<int> anf(16);
+    for (int x = 0; x < 16; ++x) anf[x] = dot(b, kPresent[x]);
+    for (int bit = 1; bit < 16; bit <<= 1)
+      for (int x = 0; x < 16; ++x)
+        if (x & bit) anf[x] ^= anf[x ^ bit];
+    int degree = -1;
+    for (int x = 0; x < 16; ++x)
+      if (anf[x] != 0) degree = std::max(degree, std::popcount(static_cast<unsigned>(x)));
+    ++degrees[degree];
+  }
+  const auto pairs = [](const std::map<long long, long long>& h) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& [value, count] : h) j.push_back({value, count});
+    return j;
+  };
+  EXPECT_EQ(json["differential_spectrum"], pairs(ddt));
+  EXPECT_EQ(json["absolute_walsh_spectrum"], pairs(walsh));
+  EXPECT_EQ(json["degree_spectrum"], pairs(degrees));
+  EXPECT_EQ(json["boomerang_spectrum"], pairs(bct));
   // PRESENT's published properties.
   EXPECT_EQ(json["n"], 4);
   EXPECT_EQ(json["m"], 4);
@@ -730,6 +796,7 @@ TEST_F(Cli, SBoxAnalyzePresent) {
   const auto j = nlohmann::ordered_json::parse(file.out);
   EXPECT_EQ(j["bijective"], false);
   EXPECT_TRUE(j["boomerang_uniformity"].is_null());
+  EXPECT_TRUE(j["boomerang_spectrum"].is_null());
   EXPECT_EQ(j["n"], 3);
   EXPECT_EQ(j["m"], 3);
   EXPECT_EQ(j["fixed_points"], 7);

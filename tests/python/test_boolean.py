@@ -73,9 +73,17 @@ def test_majority_function():
 def test_summary_keys_are_the_clis():
     s = fastconv.BooleanFunction(BENT).summary()
     assert list(s) == ["n", "weight", "balanced", "nonlinearity", "linearity", "absolute_indicator",
-                       "sum_of_squares_indicator", "algebraic_degree", "correlation_immunity", "resiliency",
-                       "is_bent", "is_plateaued"]
+                       "sum_of_squares_indicator", "algebraic_degree", "algebraic_immunity", "correlation_immunity",
+                       "resiliency", "is_bent", "is_plateaued", "plateau_amplitude", "walsh_spectrum",
+                       "autocorrelation_spectrum"]
     assert s["n"] == 6 and s["nonlinearity"] == 28 and s["is_bent"] and s["absolute_indicator"] == 0
+    assert s["plateau_amplitude"] == 8 and s["autocorrelation_spectrum"] == [[0, 63], [64, 1]]
+    f = np.array(fastconv.BooleanFunction(BENT).truth_table(), dtype=np.int64)
+    signs = 1 - 2 * f
+    walsh = [int(sum(signs[x] * (-1) ** bin(a & x).count("1") for x in range(64))) for a in range(64)]
+    assert s["walsh_spectrum"] == [[v, walsh.count(v)] for v in sorted(set(walsh))]
+    assert s["algebraic_immunity"] == fastconv.BooleanFunction(BENT).algebraic_immunity
+    assert fastconv.BooleanFunction([0, 0, 0, 0, 0, 0, 0, 1]).summary()["plateau_amplitude"] is None  # |W|: 6, 2
     json.dumps(s)
 
 

@@ -60,12 +60,29 @@ def test_tables_match_definitions():
 
 def test_summary_is_the_clis():
     s = fastconv.SBox(PRESENT).summary()
+    spectra = {k: s.pop(k) for k in ("differential_spectrum", "absolute_walsh_spectrum", "degree_spectrum",
+                                       "boomerang_spectrum")}
     assert s == {"n": 4, "m": 4, "bijective": True, "differential_uniformity": 4, "linearity": 8,
                  "nonlinearity": 4, "algebraic_degree": 3, "min_algebraic_degree": 2, "boomerang_uniformity": 16,
                  "fixed_points": 0, "is_apn": False, "differential_branch_number": 3, "linear_branch_number": 2}
-    assert list(s) == ["n", "m", "bijective", "differential_uniformity", "linearity", "nonlinearity",
-                       "algebraic_degree", "min_algebraic_degree", "boomerang_uniformity", "fixed_points", "is_apn",
-                       "differential_branch_number", "linear_branch_number"]
+    assert list(fastconv.SBox(PRESENT).summary()) == [
+        "n", "m", "bijective", "differential_uniformity", "differential_spectrum", "linearity", "nonlinearity",
+        "absolute_walsh_spectrum", "algebraic_degree", "min_algebraic_degree", "degree_spectrum",
+        "boomerang_uniformity", "boomerang_spectrum", "fixed_points", "is_apn", "differential_branch_number",
+        "linear_branch_number"]
+    # The spectra by their definitions, as [value, count] pairs by value.
+    inverse = [PRESENT.index(y) for y in range(16)]
+    dot = lambda a, b: bin(a & b).count("1") & 1  # noqa: E731
+    ddt = [sum(PRESENT[x] ^ PRESENT[x ^ a] == b for x in range(16)) for a in range(1, 16) for b in range(16)]
+    lat = [abs(sum((-1) ** (dot(a, x) ^ dot(b, PRESENT[x])) for x in range(16))) for a in range(16) for b in range(1, 16)]
+    bct = [sum(inverse[PRESENT[x] ^ b] ^ inverse[PRESENT[x ^ a] ^ b] == a for x in range(16))
+           for a in range(1, 16) for b in range(1, 16)]
+    pairs = lambda values: [[v, values.count(v)] for v in sorted(set(values))]  # noqa: E731
+    assert spectra["differential_spectrum"] == pairs(ddt)
+    assert spectra["absolute_walsh_spectrum"] == pairs(lat)
+    assert spectra["boomerang_spectrum"] == pairs(bct)
+    degrees = [fastconv.SBox(PRESENT).component_function(b).algebraic_degree for b in range(1, 16)]
+    assert spectra["degree_spectrum"] == pairs(degrees)
 
 
 def test_structure():
@@ -81,7 +98,7 @@ def test_structure():
 
 def test_non_permutation():
     s = fastconv.SBox([0, 1, 1, 3], m=2)
-    assert s.summary()["boomerang_uniformity"] is None
+    assert s.summary()["boomerang_uniformity"] is None and s.summary()["boomerang_spectrum"] is None
     with pytest.raises(fastconv.InvalidArgumentError):
         s.bct()
     with pytest.raises(fastconv.InvalidArgumentError):

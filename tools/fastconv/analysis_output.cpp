@@ -21,6 +21,12 @@ std::string histogram_text(const Histogram& histogram) {
   return out.empty() ? "(empty)" : out;
 }
 
+nlohmann::ordered_json histogram_json(const Histogram& histogram) {
+  nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+  for (const auto& [value, count] : histogram) pairs.push_back({value, count});
+  return pairs;
+}
+
 void print_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
   std::size_t width = 0;
   for (const auto& field : fields) width = std::max(width, field.first.size());

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common.hpp"
 
 namespace fastconv::cli {
@@ -18,6 +20,9 @@ inline std::string yes_no(bool value) { return value ? "yes" : "no"; }
 
 /// "-8: 28, 8: 36": a histogram's value: count pairs by increasing value.
 std::string histogram_text(const Histogram& histogram);
+
+/// [[-8, 28], [8, 36]]: the same pairs for --json (JSON's keys would be strings).
+nlohmann::ordered_json histogram_json(const Histogram& histogram);
 
 /// Prints rows of (name, value) with the values aligned in one column.
 void print_fields(const std::vector<std::pair<std::string, std::string>>& fields);

@@ -21,7 +21,13 @@ struct BooleanArgs {
   ComputeOptions compute;
 };
 
-nlohmann::ordered_json summary_json(const BooleanSummary& s) {
+/// The analysis's JSON: every field the table prints, the spectra as [value, count] pairs, and
+/// null for what is not computed (algebraic immunity beyond its size limit) or not defined (the
+/// amplitude of a function that is not plateaued).
+nlohmann::ordered_json summary_json(const BooleanFunction& f, const BooleanSummary& s) {
+  nlohmann::ordered_json immunity = nullptr, amplitude = nullptr;
+  if (s.n <= BooleanFunction::max_algebraic_immunity_variables) immunity = f.algebraic_immunity();
+  if (s.plateau_amplitude) amplitude = *s.plateau_amplitude;
   return {{"n", s.n},
           {"weight", s.weight},
           {"balanced", s.balanced},
@@ -30,10 +36,14 @@ nlohmann::ordered_json summary_json(const BooleanSummary& s) {
           {"absolute_indicator", s.absolute_indicator},
           {"sum_of_squares_indicator", s.sum_of_squares_indicator},
           {"algebraic_degree", s.algebraic_degree},
+          {"algebraic_immunity", immunity},
           {"correlation_immunity", s.correlation_immunity},
           {"resiliency", s.resiliency},
           {"is_bent", s.is_bent},
-          {"is_plateaued", s.plateau_amplitude.has_value()}};
+          {"is_plateaued", s.plateau_amplitude.has_value()},
+          {"plateau_amplitude", amplitude},
+          {"walsh_spectrum", histogram_json(s.walsh_histogram)},
+          {"autocorrelation_spectrum", histogram_json(s.autocorrelation_histogram)}};
 }
 
 void print_summary(const BooleanFunction& f, const BooleanSummary& s) {
@@ -112,7 +122,7 @@ int run_boolean(const BooleanArgs& args) {
   switch (args.op) {
     case BooleanOp::analyze: {
       const BooleanSummary summary = summarize(f, backend);
-      if (args.json) std::cout << summary_json(summary).dump() << '\n';
+      if (args.json) std::cout << summary_json(f, summary).dump() << '\n';
       else print_summary(f, summary);
       break;
     }

@@ -20,18 +20,27 @@ struct SBoxArgs {
   ComputeOptions compute;
 };
 
+/// The analysis's JSON: every field the table prints, the spectra as [value, count] pairs, and
+/// null for the boomerang statistics of a map that is not a permutation.
 nlohmann::ordered_json summary_json(const SBoxSummary& s) {
-  nlohmann::ordered_json boomerang = nullptr;
-  if (s.boomerang_uniformity) boomerang = *s.boomerang_uniformity;
+  nlohmann::ordered_json boomerang = nullptr, boomerang_spectrum = nullptr;
+  if (s.boomerang_uniformity) {
+    boomerang = *s.boomerang_uniformity;
+    boomerang_spectrum = histogram_json(s.boomerang_spectrum);
+  }
   return {{"n", s.n},
           {"m", s.m},
           {"bijective", s.bijective},
           {"differential_uniformity", s.differential_uniformity},
+          {"differential_spectrum", histogram_json(s.differential_spectrum)},
           {"linearity", s.linearity},
           {"nonlinearity", s.nonlinearity},
+          {"absolute_walsh_spectrum", histogram_json(s.absolute_walsh_spectrum)},
           {"algebraic_degree", s.max_degree},
           {"min_algebraic_degree", s.min_degree},
+          {"degree_spectrum", histogram_json(s.degree_spectrum)},
           {"boomerang_uniformity", boomerang},
+          {"boomerang_spectrum", boomerang_spectrum},
           {"fixed_points", s.fixed_points},
           {"is_apn", s.is_apn},
           {"differential_branch_number", s.differential_branch_number},
