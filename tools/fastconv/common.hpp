@@ -107,14 +107,23 @@ decltype(auto) with_transform_type(DType dtype, Body&& body) {
   }
 }
 
+/// An out_of_memory Error whose message already says what to do (run() adds general advice to
+/// the others).
+class AdvisedError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Runs `body`; an out_of_memory Error it throws gains `advice` at the end of its message.
 template <class Body>
 decltype(auto) advising_on_out_of_memory(std::string_view advice, Body&& body) {
   try {
     return body();
+  } catch (const AdvisedError&) {
+    throw;
   } catch (const Error& e) {
     if (e.code() != ErrorCode::out_of_memory) throw;
-    throw Error(e.code(), std::string(e.what()) + std::string(advice));
+    throw AdvisedError(e.code(), std::string(e.what()) + std::string(advice));
   }
 }
 

@@ -68,6 +68,9 @@ int fastconv::cli::run(int argc, char** argv) {
     if (!stdout_written()) throw Error(ErrorCode::io, kStdoutFailed);
     return status;
   } catch (const Error& e) {
+    // The library's memory refusals say what needs how much; the fix is the caller's.
+    if (e.code() == ErrorCode::out_of_memory && dynamic_cast<const cli::AdvisedError*>(&e) == nullptr)
+      return fail(std::string(e.what()) + ": give it smaller inputs or sizes, or run it where more memory is free", 1);
     return fail(e.what(), cli::exit_code(e));
   } catch (const std::bad_alloc&) {
     return fail("out of memory: the data did not fit in the memory this process may use; give it smaller inputs or sizes, or run it where more memory is free", 1);
