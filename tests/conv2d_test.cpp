@@ -478,6 +478,28 @@ TEST(Conv2dSpectralTest, FusedOneChannelAndOneFilterPathsAreExact) {
       }
 }
 
+/// As expect_matches with `global`, but each output plane (n, k) held to its own largest
+/// Σ|x||w|: an FFT algorithm's rounding is on one plane's scale, not the whole call's.
+template <class T>
+void expect_matches_per_plane(const std::vector<T>& got, const Reference& want, const Conv2dShape& s,
+                              const std::string& what) {
+  ASSERT_EQ(got.size(), want.value.size()) << what;
+  const std::size_t plane = s.out_height() * s.out_width();
+  int reported = 0;
+  for (std::size_t p = 0; p < got.size() / plane; ++p) {
+    const auto first = want.scale.begin() + static_cast<std::ptrdiff_t>(p * plane);
+    const long double floor = *std::max_element(first, first + static_cast<std::ptrdiff_t>(plane));
+    for (std::size_t i = p * plane; i < (p + 1) * plane; ++i) {
+      const long double err = std::fabs(static_cast<long double>(got[i]) - want.value[i]);
+      const long double bound = kTolerance<T> * (want.scale[i] + floor) + std::numeric_limits<T>::denorm_min();
+      if (!(err <= bound) && reported++ < 5)
+        ADD_FAILURE() << what << ": output " << i << " (plane " << p << ") is " << got[i] << ", expected "
+                      << static_cast<double>(want.value[i]) << " (error " << static_cast<double>(err) << " > "
+                      << static_cast<double>(bound) << ")";
+    }
+  }
+}
+
 /// The FFT algorithms sum a whole plane (and the channel sum C of them) before any output is
 /// formed: on unscaled values, float images of 3e37 overflowed to NaN and weights of 1e-44
 /// divided by L underflowed to 0 where every output fits and direct gets it right. Each path
@@ -522,6 +544,54 @@ void check_extreme_range() {
 TEST(Conv2dSpectralTest, ValuesNearTheEndsOfTheRangeMatchTheDefinition) {
   check_extreme_range<float>();
   check_extreme_range<double>();
+}
+
+/// Images and filters of very different sizes in one call: each gets its own scale, so that a
+/// small one is not pushed to 0 beside a large one (one scale for all had given 0 for a filter
+/// of 1e-30 beside one of 1e30, and for an image of 1e-60 beside one of 1e300), and a NaN in one
+/// image leaves the others alone. Every plane is held to its own scale.
+template <class T>
+void check_spread_of_scales() {
+  std::mt19937_64 rng(12);
+  const bool is_float = sizeof(T) == 4;
+  const double big = is_float ? 1e30 : 1e200, small = is_float ? 1e-30 : 1e-200;
+  const double huge = is_float ? 3e37 : 1e300, tiny = is_float ? 1e-30 : 1e-60;
+  const Conv2dShape shapes[] = {Conv2dShape{2, 1, 4, 4, 2, 3, 3, {1, 1, 1, 1}},    // C = 1
+                                Conv2dShape{2, 3, 9, 7, 1, 2, 2, {0, 1, 1, 0}},    // K = 1
+                                Conv2dShape{2, 3, 12, 10, 2, 3, 3, {1, 1, 1, 1}}}; // the channel sum
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+    for (const Conv2dShape& s : shapes) {
+      auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
+      const std::size_t image = s.channels * s.height * s.width;
+      const std::size_t per_filter = s.channels * s.kernel_height * s.kernel_width;
+      // Filter 0 large, the last small; image 0 huge, the last tiny.
+      for (std::size_t i = 0; i < per_filter; ++i) {
+        w[i] = static_cast<T>(w[i] * big);
+        if (s.filters > 1) w[(s.filters - 1) * per_filter + i] = static_cast<T>(w[(s.filters - 1) * per_filter + i] * small);
+      }
+      for (std::size_t i = 0; i < image; ++i) {
+        x[i] = static_cast<T>(x[i] * huge / big);
+        x[(s.batch - 1) * image + i] = static_cast<T>(x[(s.batch - 1) * image + i] * tiny);
+      }
+      const std::vector<T> b;
+      expect_matches_per_plane(fastconv::conv2d<T>(x, w, b, s, algorithm), definition(x, w, b, s), s,
+                               describe(s, algorithm) + " spread");
+      // A NaN in image 0: the other images' planes are as without it.
+      auto with_nan = x;
+      with_nan[3] = std::numeric_limits<T>::quiet_NaN();
+      const auto got = fastconv::conv2d<T>(with_nan, w, b, s, algorithm);
+      const std::size_t first = s.filters * s.out_height() * s.out_width();  // image 1's first output
+      const auto want = definition(x, w, b, s);
+      expect_matches_per_plane(std::vector<T>(got.begin() + static_cast<std::ptrdiff_t>(first), got.end()),
+                               Reference{{want.value.begin() + static_cast<std::ptrdiff_t>(first), want.value.end()},
+                                         {want.scale.begin() + static_cast<std::ptrdiff_t>(first), want.scale.end()}},
+                               s, describe(s, algorithm) + " beside a NaN");
+    }
+}
+
+TEST(Conv2dSpectralTest, ImagesAndFiltersOfVeryDifferentSizesEachKeepTheirPrecision) {
+  check_spread_of_scales<float>();
+  check_spread_of_scales<double>();
 }
 
 /// Kernel spectra of 9 MB (K·C·L/2 complex floats): large enough for the plan to time bands.

@@ -32,10 +32,11 @@
 // up to 8), so an output is off by a small multiple of u·max Σ|x||w| over its tile, even where
 // a large value of the tile is outside the output's own sum. An FFT spreads its rounding over
 // all coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
-// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double). They
-// scale the images and weights by powers of two before their FFTs (and the outputs back), so
-// that a plane's sums neither overflow nor underflow where the outputs fit: values anywhere in
-// the type's range give these bounds (on the cpu backend; the cuda backend's polyhankel does
+// of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double). An image
+// or filter whose values lie beyond about 2^±50 (float; 2^±500 for double) is scaled by a power
+// of two before the FFTs (each image and each filter by its own, and the outputs back), so that
+// a plane's sums neither overflow nor underflow where the outputs fit: values anywhere in the
+// type's range give these bounds (on the cpu backend; the cuda backend's polyhankel does
 // not scale, and there a float plane whose sums pass 3.4e38 gives inf or NaN).
 #pragma once
 

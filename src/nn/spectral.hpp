@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cmath>
 #include <complex>
@@ -107,37 +108,42 @@ class PowerOfTwo {
 /// The exponents with which SpectralConv scales its operands. A forward FFT sums a whole plane
 /// and the channel sum C of them, so on unscaled values its sums overflow (a float32 image of
 /// 3e38 gave NaN where every output fits) or the kernel's values divided by L underflow (weights
-/// of 1e-44 gave 0) far sooner than the outputs do. The weights are brought to a largest
-/// magnitude in [1, 2) and the images to one within 2^±kSpan, where no sum of a plane, channel
-/// sum or inverse transform of any shape that fits in memory leaves T's normal range; the
-/// outputs are scaled back. Power-of-two factors change no rounding in the normal range: on
-/// usual values the images' exponent cancels the weights' and the outputs are those of the
-/// unscaled transforms, bit for bit.
+/// of 1e-44 gave 0) far sooner than the outputs do. Each image (all its channels) and each filter
+/// gets its own power of two: none while its largest magnitude lies in a window where no sum of
+/// a plane, product, channel sum or inverse transform of this shape leaves T's normal range (nor
+/// comes within T's precision of its bottom), else the one that brings it to the window's nearer
+/// end; output plane (n, k) is scaled back by image n's and filter k's. Usual values lie inside
+/// (float32: about 2^±50), so their outputs are the unscaled transforms', bit for bit, and one
+/// extreme image or filter leaves the others as they were (one scale for the whole batch and all
+/// filters had pushed a filter of 1e-30 beside one of 1e30 to 0). Power-of-two factors change
+/// no rounding in the normal range.
+template <class T>
 struct SpectralScaling {
-  static constexpr int kSpan = 60;
+  int images_low = 0, images_high = 0;    ///< the window of an image's largest magnitude's exponent
+  int weights_low = 0, weights_high = 0;  ///< the same for a filter's
 
-  /// The normal exponents' range of T, where 2^e is a factor.
-  template <class T>
-  static int clamp_normal(int e) noexcept {
-    return std::clamp(e, std::numeric_limits<T>::min_exponent - 1, std::numeric_limits<T>::max_exponent - 1);
+  /// The windows for `shape` with transforms of L points. With values below 2^(hi+1), every
+  /// intermediate is below 2^(hi_x + 1 + hi_w + 1)·C·H·W·taps ≤ 2^(max_exponent − 2); with the
+  /// largest at 2^lo or more, the largest image value, kernel spectrum value (÷ L) and product
+  /// stay at least `digits` bits above the smallest normal value.
+  SpectralScaling(const Conv2dShape& s, std::size_t L) noexcept {
+    const auto bits = [](std::uint64_t v) { return static_cast<int>(std::bit_width(v > 1 ? v - 1 : 0)); };  // ⌈log2 v⌉
+    const int sums = bits(s.channels) + bits(s.height * s.width) + bits(s.kernel_height * s.kernel_width);
+    const int budget = std::numeric_limits<T>::max_exponent - 4 - sums;  // for hi_x + hi_w
+    images_high = budget / 2;
+    weights_high = budget - images_high;
+    const int floor = std::numeric_limits<T>::min_exponent - 1 + std::numeric_limits<T>::digits;  // float: −102
+    images_low = floor / 2;  // rounds toward zero: lo_x + lo_w − log2 L ≥ floor
+    weights_low = floor / 2 + bits(L);
   }
 
-  /// The weights': their largest magnitude to [1, 2) (0 for zero or non-finite weights).
-  template <class T>
-  static int weights_exponent(T largest) noexcept {
+  /// 0 while `largest` (a block's largest magnitude) lies in [2^low, 2^(high+1)) or is zero or
+  /// not finite (a NaN or infinity spreads over its planes however it is scaled); else the
+  /// exponent that brings it to the nearer end.
+  static int exponent(T largest, int low, int high) noexcept {
     if (!(largest > T(0)) || !std::isfinite(largest)) return 0;
-    return clamp_normal<T>(-std::ilogb(largest));
-  }
-
-  /// The images': as close to −weights as keeps their largest magnitude within 2^±kSpan.
-  template <class T>
-  static int images_exponent(T largest, int weights) noexcept {
-    int e = -weights;
-    if (largest > T(0) && std::isfinite(largest)) {
-      const int top = std::ilogb(largest);
-      e = std::clamp(e, -kSpan - top, kSpan - top);
-    }
-    return clamp_normal<T>(e);
+    const int top = std::ilogb(largest);
+    return top > high ? high - top : top < low ? low - top : 0;
   }
 };
 
@@ -215,6 +221,7 @@ class SpectralConv final : public Conv2dKernel<T> {
       y_ = AlignedArray<T>(2 * s.batch * s.filters * bins_row_);
     }
     u_ = AlignedArray<complex>(s.filters * s.channels * bins_row_);  // zeros
+    weights_exponents_.assign(s.filters, 0);
     if (spectra == KernelSpectra::of_weights) kernel_spectra(a.weights, a.deadline);
   }
 
@@ -241,18 +248,22 @@ class SpectralConv final : public Conv2dKernel<T> {
 
   void run(const T* input, T* output) const override {
     const Conv2dShape& s = shape_;
-    const PowerOfTwo<T> in(SpectralScaling::images_exponent(
-        largest_magnitude(input, s.batch * s.channels * s.height * s.width, threads_), weights_exponent_));
-    const PowerOfTwo<T> out(-(in.exponent() + weights_exponent_));
+    const SpectralScaling<T> window(s, fft_.real_size());
+    const std::size_t image = s.channels * s.height * s.width;
+    std::vector<int> images(s.batch);  // each image's exponent (SpectralScaling)
+    for (std::size_t n = 0; n < s.batch; ++n)
+      images[n] = SpectralScaling<T>::exponent(largest_magnitude(input + n * image, image, threads_),
+                                               window.images_low, window.images_high);
+    const Scales scales{images, weights_exponents_};
     for (std::size_t band = 0; band < layout_.bands(); ++band) {
       if (fused_ && shape_.channels == 1) {
-        fused_one_channel(input, output, band, in, out);
+        fused_one_channel(input, output, band, scales);
       } else if (fused_) {
-        fused_one_filter(input, output, band, in, out);
+        fused_one_filter(input, output, band, scales);
       } else {
-        forward_images(input, band, in);
+        forward_images(input, band, scales);
         channel_sums();
-        inverse_outputs(output, band, out);
+        inverse_outputs(output, band, scales);
       }
     }
   }
@@ -266,7 +277,20 @@ class SpectralConv final : public Conv2dKernel<T> {
     return s.channels == 1 || (s.filters == 1 && s.batch >= static_cast<std::size_t>(threads));
   }
 
-  /// U[k,c] (the weights scaled by 2^weights_exponent_ and by 1/L, the inverse FFT's missing factor): interleaved at u_ + (k·C + c)·bins_row_
+  /// The powers of two of a call (SpectralScaling): image n's input values are multiplied by
+  /// 2^images[n], filter k's weights were by 2^filters[k] (in U), and output plane (n, k) is
+  /// multiplied back by 2^−(images[n] + filters[k]).
+  struct Scales {
+    const std::vector<int>& images;
+    const std::vector<int>& filters;
+    [[nodiscard]] PowerOfTwo<T> input(std::size_t n) const { return PowerOfTwo<T>(images[n]); }
+    [[nodiscard]] PowerOfTwo<T> output(std::size_t n, std::size_t k) const {
+      return PowerOfTwo<T>(-(images[n] + filters[k]));
+    }
+  };
+
+  /// U[k,c] (filter k's weights scaled by 2^weights_exponents_[k] and by 1/L, the inverse FFT's
+  /// missing factor): interleaved at u_ + (k·C + c)·bins_row_
   /// for the fused path; otherwise packed (channel_sum_pack) in blocks of kBinBlock bins, block b
   /// of plane q = k·C + c at 2·kBinBlock·(b·K·C + q) real values, so that the channel sum reads
   /// U once, in order. With a deadline (auto's), the transforms stop once it has passed, and
@@ -276,9 +300,14 @@ class SpectralConv final : public Conv2dKernel<T> {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
     const T scale = T(1) / static_cast<T>(fft_.real_size());
-    weights_exponent_ = SpectralScaling::weights_exponent(largest_magnitude(weights.data(), weights.size(), threads_));
+    const SpectralScaling<T> window(s, fft_.real_size());
+    const std::size_t filter = C * taps;
     std::vector<T> scaled(weights.size());
-    PowerOfTwo<T>(weights_exponent_).scale(weights.data(), weights.size(), scaled.data());
+    for (std::size_t k = 0; k < K; ++k) {
+      weights_exponents_[k] = SpectralScaling<T>::exponent(largest_magnitude(weights.data() + k * filter, filter, 1),
+                                                           window.weights_low, window.weights_high);
+      PowerOfTwo<T>(weights_exponents_[k]).scale(weights.data() + k * filter, filter, scaled.data() + k * filter);
+    }
     const long long pairs = static_cast<long long>(K * C);
     std::atomic<bool> cut{false};
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1 && pairs > 1)
@@ -307,8 +336,7 @@ class SpectralConv final : public Conv2dKernel<T> {
 
   /// C = 1: output plane q = n·K + k is the inverse transform of X[n]·U[k]. Each thread takes a
   /// run of consecutive planes and transforms an image only when its run reaches the next one.
-  void fused_one_channel(const T* input, T* output, std::size_t band, const PowerOfTwo<T>& in,
-                         const PowerOfTwo<T>& out) const {
+  void fused_one_channel(const T* input, T* output, std::size_t band, const Scales& scales) const {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
     const long long planes = static_cast<long long>(s.batch * K);
@@ -324,21 +352,21 @@ class SpectralConv final : public Conv2dKernel<T> {
       for (long long p = 0; p < planes; ++p) {
         const auto q = static_cast<std::size_t>(p), n = q / K, k = q % K;
         if (n != transformed) {
-          layout_.place_input(input + n * in_plane, band, real, in);
+          layout_.place_input(input + n * in_plane, band, real, scales.input(n));
           fft_.forward(real, image);
           transformed = n;
         }
         spectral_product(image, u_.data() + k * bins_row_, product, fft_.bins(), false);
         fft_.inverse(product, result);
-        layout_.extract(result, band, output + q * out_plane, bias_of(std::span<const T>(bias_), k), out);
+        layout_.extract(result, band, output + q * out_plane, bias_of(std::span<const T>(bias_), k),
+                        scales.output(n, k));
       }
     }
   }
 
   /// K = 1: image n's output is the inverse transform of Σ_c X[n,c]·U[c], summed as each
   /// channel's transform comes out; one image per thread at a time.
-  void fused_one_filter(const T* input, T* output, std::size_t band, const PowerOfTwo<T>& in,
-                        const PowerOfTwo<T>& out) const {
+  void fused_one_filter(const T* input, T* output, std::size_t band, const Scales& scales) const {
     const Conv2dShape& s = shape_;
     const std::size_t C = s.channels, in_plane = s.height * s.width, out_plane = s.out_height() * s.out_width();
     const long long images = static_cast<long long>(s.batch);
@@ -350,17 +378,17 @@ class SpectralConv final : public Conv2dKernel<T> {
       complex* channel = spectra_.data() + t * bins_row_;
       complex* sum = products_.data() + t * bins_row_;
       for (std::size_t c = 0; c < C; ++c) {
-        layout_.place_input(input + (n * C + c) * in_plane, band, real, in);
+        layout_.place_input(input + (n * C + c) * in_plane, band, real, scales.input(n));
         fft_.forward(real, channel);
         spectral_product(channel, u_.data() + c * bins_row_, sum, fft_.bins(), c > 0);
       }
       T* result = outputs_.data() + t * real_row_;
       fft_.inverse(sum, result);
-      layout_.extract(result, band, output + n * out_plane, bias_of(std::span<const T>(bias_), 0), out);
+      layout_.extract(result, band, output + n * out_plane, bias_of(std::span<const T>(bias_), 0), scales.output(n, 0));
     }
   }
 
-  void forward_images(const T* input, std::size_t band, const PowerOfTwo<T>& in) const {
+  void forward_images(const T* input, std::size_t band, const Scales& scales) const {
     const Conv2dShape& s = shape_;
     const std::size_t plane = s.height * s.width;
     const std::size_t planes = s.batch * s.channels;
@@ -368,7 +396,8 @@ class SpectralConv final : public Conv2dKernel<T> {
     for (long long p = 0; p < static_cast<long long>(planes); ++p) {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       T* real = inputs_.data() + t * real_row_;
-      layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real, in);
+      layout_.place_input(input + static_cast<std::size_t>(p) * plane, band, real,
+                          scales.input(static_cast<std::size_t>(p) / s.channels));
       fft_.forward(real, row(x_, static_cast<std::size_t>(p)));
     }
   }
@@ -388,7 +417,7 @@ class SpectralConv final : public Conv2dKernel<T> {
     }
   }
 
-  void inverse_outputs(T* output, std::size_t band, const PowerOfTwo<T>& out) const {
+  void inverse_outputs(T* output, std::size_t band, const Scales& scales) const {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, plane = s.out_height() * s.out_width();
     const std::span<const T> bias(bias_);
@@ -399,7 +428,8 @@ class SpectralConv final : public Conv2dKernel<T> {
       T* real = outputs_.data() + t * real_row_;
       fft_.inverse(row(y_, static_cast<std::size_t>(p)), real);  // destroys the row: Y is scratch
       layout_.extract(real, band, output + static_cast<std::size_t>(p) * plane,
-                      bias_of(bias, static_cast<std::size_t>(p) % K), out);
+                      bias_of(bias, static_cast<std::size_t>(p) % K),
+                      scales.output(static_cast<std::size_t>(p) / K, static_cast<std::size_t>(p) % K));
     }
   }
 
@@ -413,7 +443,7 @@ class SpectralConv final : public Conv2dKernel<T> {
   RealFftPair<T> fft_;
   std::vector<T> bias_;
   int threads_;
-  int weights_exponent_ = 0;  // the weights' scaling in U (SpectralScaling)
+  std::vector<int> weights_exponents_;  // each filter's scaling in U (SpectralScaling)
   std::size_t real_row_ = 0, blocks_ = 0, bins_row_ = 0;
   bool fused_ = false;
   AlignedArray<T> inputs_, outputs_;
