@@ -36,7 +36,7 @@ code=0
 timeout 120 prlimit --as=$limit "$fastconv" conv2d "$dir/x.npy" "$dir/w.npy" "$dir/fft2d.npy" --padding $padding \
   --algorithm fft2d --threads 2 2>"$dir/err.txt" || code=$?
 [ "$code" -eq 1 ] || { echo "fft2d under the limit exited $code, not 1"; cat "$dir/err.txt"; exit 1; }
-grep -Eq '^fastconv: error: conv2d fft2d: its work space for FFTs of [0-9]+x[0-9]+ points needs [0-9.]+ GiB, [0-9.]+ (MiB|GiB) available$' \
+grep -Eq '^fastconv: error: conv2d fft2d: its work space for FFTs of [0-9]+x[0-9]+ points needs [0-9.]+ GiB, [0-9.]+ (MiB|GiB) available: give it smaller inputs or sizes, or run it where more memory is free$' \
   "$dir/err.txt" || { cat "$dir/err.txt"; exit 1; }
 [ ! -e "$dir/fft2d.npy" ] || { echo "the refused run left an output file"; exit 1; }
 
