@@ -34,7 +34,7 @@ size=$(stat -c %s "$dir/x.bin")
 code=0
 timeout 120 prlimit --as=$limit "$fastconv" wht --dtype int32 "$dir/x.bin" "$dir/mem.bin" 2>"$dir/err.txt" || code=$?
 [ "$code" -eq 1 ] || { echo "the in-memory transform under the limit exited $code, not 1"; cat "$dir/err.txt"; exit 1; }
-grep -Eq "^fastconv: error: .*x\.bin: reading 268435456 int32 values needs 1\.0 GiB, [0-9.]+ MiB available \(try --out-of-core\)$" \
+grep -Eq "^fastconv: error: .*x\.bin: reading 268435456 int32 values needs 1\.0 GiB, [0-9.]+ MiB available \(try --out-of-core, which reads float16/32/64 and int32/64 files\)$" \
   "$dir/err.txt" || { cat "$dir/err.txt"; exit 1; }
 [ ! -e "$dir/mem.bin" ] || { echo "the refused run left an output file"; exit 1; }
 # ...the out-of-core one succeeds...

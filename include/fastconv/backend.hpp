@@ -66,8 +66,10 @@ class Backend {
  public:
   /// The textbook loop (seed 004's Algorithm 0).
   static Backend reference();
-  /// The most threads a cpu backend starts: more is an invalid_argument Error (libgomp ends the
-  /// process when it cannot create a thread, as 4096 threads under a 2 GB address-space limit).
+  /// The most threads a cpu backend starts: more is an invalid_argument Error. A bound on
+  /// absurd counts (100000 started thousands of threads for a batch), not a guarantee: libgomp
+  /// still ends the process when the system cannot create the threads asked for (200 under a
+  /// 2 GB address-space limit), and OMP_NUM_THREADS, which threads = 0 follows, is not checked.
   static constexpr int kMaxCpuThreads = 1024;
   /// The fast CPU backend. `threads` = 0 uses OpenMP's default (all cores, or OMP_NUM_THREADS);
   /// at most kMaxCpuThreads.

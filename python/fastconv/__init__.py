@@ -126,7 +126,7 @@ def _check_range(a: np.ndarray, dtype: np.dtype, name: str) -> None:
         raise IntegerOverflowError(f"{name}[{i}] = {a[i]} does not fit {dtype} (range {info.min} ... {info.max})")
 
 
-def _numbers(x: Any) -> np.ndarray:
+def _numbers(x: Any, name: str = "") -> np.ndarray:
     """x as a NumPy array (_arrays.to_numpy). NumPy makes a list of integers float64 when one of
     them is beyond int64 (and object beyond uint64), which would round an exact computation's
     input: a list or tuple holding such an integer is refused, naming it."""
@@ -134,24 +134,25 @@ def _numbers(x: Any) -> np.ndarray:
     if isinstance(x, (list, tuple)) and (
         a.dtype == object or (a.dtype.kind == "f" and a.size > 0 and float(np.max(np.abs(a))) >= 2.0**63)
     ):
-        _refuse_wide_integers(x, ())
+        _refuse_wide_integers(x, (), name)
     return a
 
 
-def _refuse_wide_integers(values: Any, index: tuple) -> None:
+def _refuse_wide_integers(values: Any, index: tuple, name: str) -> None:
     for i, v in enumerate(values):
         if isinstance(v, (list, tuple)):
-            _refuse_wide_integers(v, index + (i,))
+            _refuse_wide_integers(v, index + (i,), name)
         elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and not -(2**63) <= v < 2**63:
             where = index + (i,)
             raise InvalidArgumentError(
-                f"element {where[0] if len(where) == 1 else where}: the integer {v} does not fit int64, fastconv's "
+                f"{name + ': ' if name else ''}element {where[0] if len(where) == 1 else where}: the integer {v} "
+                "does not fit int64, fastconv's "
                 "widest integer type (NumPy would round it to float64): give it as a float to compute approximately"
             )
 
 
 def _vector(x: Any, name: str) -> np.ndarray:
-    a = _coerce(_numbers(x), _DYADIC_TYPES)
+    a = _coerce(_numbers(x, name), _DYADIC_TYPES)
     if a.ndim != 1:
         raise InvalidArgumentError(f"{name} must be one-dimensional, not of shape {a.shape}")
     return a
@@ -243,10 +244,10 @@ def wht(
                 if into is not None:
                     into(x, out, order, normalize, accumulate, backend)
                     return out
-        except IntegerOverflowError as e:  # rows of a 3-D or larger array: the caller's index
+        except (IntegerOverflowError, InvalidArgumentError) as e:  # rows of a 3-D or larger array: the caller's index
             if x.ndim <= 2:
                 raise
-            raise IntegerOverflowError(_user_position(str(e), x.shape, x.ndim - 1)) from None
+            raise type(e)(_user_position(str(e), x.shape, x.ndim - 1)) from None
     framework = _arrays.framework_of(x)
     if framework is not None:
         if out is not None:
@@ -320,10 +321,10 @@ def _wht_numpy(
     if work.size:
         try:
             run(work)
-        except IntegerOverflowError as e:
+        except (IntegerOverflowError, InvalidArgumentError) as e:  # e.g. an inexact inverse normalisation
             if a.ndim <= 2 and last:
                 raise
-            raise IntegerOverflowError(_user_position(str(e), work.shape, axis)) from None
+            raise type(e)(_user_position(str(e), work.shape, axis)) from None
     else:
         _check_row_length(work.shape[-1])
     return work if last else np.ascontiguousarray(np.moveaxis(work, -1, axis))

@@ -194,7 +194,8 @@ class Conv2dPlan:
         if tuple(a.shape) != self.input_shape:
             raise _invalid(f"this plan takes inputs of shape {self.input_shape}, not {tuple(a.shape)}")
         _check_real(_arrays.dtype_name(a.dtype))
-        batched = _converted(a.reshape((1, *a.shape)) if a.ndim == 3 else a, self.dtype, "input")
+        converted = _converted(a, self.dtype, "input")  # errors name the caller's index
+        batched = converted.reshape((1, *a.shape)) if a.ndim == 3 else converted
         y = self._plan.execute(batched)
         if a.ndim == 3:
             y = y[0]

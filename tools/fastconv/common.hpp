@@ -128,10 +128,11 @@ decltype(auto) advising_on_out_of_memory(std::string_view advice, Body&& body) {
 }
 
 /// Runs the in-memory path of a command that also has --out-of-core: an out_of_memory Error
-/// gains the advice " (try --out-of-core)".
+/// gains the advice to try --out-of-core (which reads the files' own dtypes, not the widened ones).
 template <class Body>
 int suggesting_out_of_core(Body&& body) {
-  return advising_on_out_of_memory(" (try --out-of-core)", std::forward<Body>(body));
+  return advising_on_out_of_memory(" (try --out-of-core, which reads float16/32/64 and int32/64 files)",
+                                   std::forward<Body>(body));
 }
 
 /// --out-of-core, --memory and --quiet (out_of_core_cli.cpp).
