@@ -140,6 +140,11 @@ def test_values_a_float32_plan_cannot_hold_are_refused_not_made_infinite():
     with pytest.raises(fastconv.InvalidArgumentError, match=r"input element \(0, 0, 1, 2\): -1e\+300 overflows float32"):
         plan(x)
     np.testing.assert_allclose(plan(np.full((1, 1, 3, 3), 1e30)), np.full((1, 1, 3, 3), 1e30), rtol=1e-6)
+    unbatched = fastconv.Conv2dPlan((1, 5, 5), np.ones((1, 1, 1, 1), np.float32))
+    x3 = np.ones((1, 5, 5))
+    x3[0, 2, 3] = 1e300
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"input element \(0, 2, 3\): 1e\+300"):
+        unbatched(x3)
     with pytest.raises(fastconv.InvalidArgumentError, match=r"weight element \(0, 0, 0, 0\): 1e\+200 overflows"):
         fastconv.Conv2dPlan((1, 1, 3, 3), np.full((1, 1, 1, 1), 1e200), dtype=np.float32)
     with pytest.raises(fastconv.InvalidArgumentError, match=r"bias element \(0,\): 1e\+40 overflows"):

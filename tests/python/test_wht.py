@@ -345,6 +345,10 @@ def test_overflow_errors_give_the_callers_index():
     w[0] = 2**29
     with pytest.raises(fastconv.IntegerOverflowError, match="output element 0 of row 0 = 2147483648"):
         fastconv.wht(w)
+    v = np.zeros((4, 3), np.int64)
+    v[:, 2] = [1, 2, 3, 4]  # column 2's inverse transform: 10/4 is not an integer
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"output element \(0, 2\) = 10 is not divisible by 4"):
+        fastconv.wht(v, axis=0, normalize="inverse")
 
 
 def test_integers_beyond_int64_in_lists_are_refused_not_rounded():
@@ -352,8 +356,10 @@ def test_integers_beyond_int64_in_lists_are_refused_not_rounded():
     for args in (([2**63 + 1, 0],), ([[1, 2], [2**64, 3]],), ((-(2**63) - 1, 0),)):
         with pytest.raises(fastconv.InvalidArgumentError, match="does not fit int64"):
             fastconv.wht(*args)
-    with pytest.raises(fastconv.InvalidArgumentError, match=r"element 0: the integer 9223372036854775809"):
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"f: element 0: the integer 9223372036854775809"):
         fastconv.dyadic_convolve([2**63 + 1, 0], [1, 0])
+    with pytest.raises(fastconv.InvalidArgumentError, match=r"g: element 1: the integer"):
+        fastconv.dyadic_convolve([1, 0], [0, -(2**63) - 5])
     np.testing.assert_array_equal(fastconv.wht([1e19, 2.0]), [1e19 + 2.0, 1e19 - 2.0])  # floats as given
     np.testing.assert_array_equal(fastconv.wht([2**62, 0]), [2**62, 2**62])
 
