@@ -641,6 +641,13 @@ std::string joined(const std::vector<long long>& values, const char* separator =
 }
 
 const std::vector<int> kPresent = {0xC, 5, 6, 0xB, 9, 0, 0xA, 0xD, 3, 0xE, 0xF, 8, 4, 7, 1, 2};
+
+/// A histogram as `analyze --json` prints it: [[value, count], ...] by value.
+nlohmann::ordered_json pairs(const std::map<long long, long long>& histogram) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& [value, count] : histogram) j.push_back({value, count});
+  return j;
+}
 const std::string kPresentText = "0xC,5,6,0xB,9,0,0xA,0xD,3,0xE,0xF,8,4,7,1,2";
 
 TEST_F(Cli, BooleanAnalyzeJson) {
@@ -666,11 +673,6 @@ TEST_F(Cli, BooleanAnalyzeJson) {
     ++walsh[w];
     ++autocorrelation[r];
   }
-  const auto pairs = [](const std::map<long long, long long>& h) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& [value, count] : h) j.push_back({value, count});
-    return j;
-  };
   EXPECT_EQ(json["walsh_spectrum"], pairs(walsh));
   EXPECT_EQ(json["autocorrelation_spectrum"], pairs(autocorrelation));
   EXPECT_EQ(json["plateau_amplitude"], 8);
@@ -763,11 +765,6 @@ TEST_F(Cli, SBoxAnalyzePresent) {
       if (anf[x] != 0) degree = std::max(degree, std::popcount(static_cast<unsigned>(x)));
     ++degrees[degree];
   }
-  const auto pairs = [](const std::map<long long, long long>& h) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& [value, count] : h) j.push_back({value, count});
-    return j;
-  };
   EXPECT_EQ(json["differential_spectrum"], pairs(ddt));
   EXPECT_EQ(json["absolute_walsh_spectrum"], pairs(walsh));
   EXPECT_EQ(json["degree_spectrum"], pairs(degrees));

@@ -213,10 +213,11 @@ Array read_widened(detail::InputFile& file, const Widened& w, std::size_t count)
   fastconv::detail::require_elements(count, w.item + size_of(w.to), what);
   std::vector<unsigned char> bytes(count * w.item);
   file.read_exact(bytes.data(), bytes.size());
+  const bool boolean = w.descr == "|b1";
   const auto value = [&](std::size_t i) -> std::int64_t {  // little-endian, as the descr says
     std::uint64_t u = 0;
     for (std::size_t b = w.item; b-- > 0;) u = u << 8 | bytes[i * w.item + b];
-    if (w.descr == "|b1") return u != 0;
+    if (boolean) return u != 0;
     if (w.is_signed && w.item < 8 && (u >> (8 * w.item - 1)) != 0) u |= ~std::uint64_t(0) << (8 * w.item);
     if (!w.is_signed && w.item == 8 && u > static_cast<std::uint64_t>(INT64_MAX)) {
       detail::fail(ErrorCode::invalid_argument, file.name(),
@@ -351,7 +352,9 @@ std::pair<NpyHeader, Array> read_checked(const std::filesystem::path& path, std:
   const std::uint64_t file_size = file.size();
   auto [header, data_offset] = read_header(file, file_size);
   const Widened* widened = widened_of(header.descr);
-  const std::size_t item = widened != nullptr ? widened->item : size_of(parse_descr(header.descr, file.name()));
+  const std::optional<DType> dtype =
+      widened != nullptr ? std::nullopt : std::optional(parse_descr(header.descr, file.name()));
+  const std::size_t item = dtype ? size_of(*dtype) : widened->item;
   check_shape(header, file.name(), max_dimensions);
   const std::uint64_t count = element_count(header.shape, item, file.name());
   check_data_size(count, count * item, file_size - data_offset, file.name());
@@ -359,9 +362,8 @@ std::pair<NpyHeader, Array> read_checked(const std::filesystem::path& path, std:
     detail::fail(ErrorCode::invalid_argument, file.name(),
                  "no values: the array's shape is " + shape_text(header.shape));
   }
-  Array array = widened != nullptr ? read_widened(file, *widened, static_cast<std::size_t>(count))
-                                   : detail::read_values(file, parse_descr(header.descr, file.name()),
-                                                         static_cast<std::size_t>(count));
+  Array array = dtype ? detail::read_values(file, *dtype, static_cast<std::size_t>(count))
+                      : read_widened(file, *widened, static_cast<std::size_t>(count));
   if (header.shape.size() == 2) {  // a NaN is then reported with its row and column
     array.rows = static_cast<std::size_t>(header.shape[0]);
     array.cols = static_cast<std::size_t>(header.shape[1]);

@@ -8,8 +8,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <bit>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -79,8 +79,6 @@ class PowerOfTwo {
         factor_(exponent >= std::numeric_limits<T>::min_exponent - 1 && exponent < std::numeric_limits<T>::max_exponent
                     ? std::ldexp(T(1), exponent)
                     : T(0)) {}
-
-  [[nodiscard]] int exponent() const noexcept { return exponent_; }
 
   /// to[i] = from[i]·2^exponent for i < n.
   void scale(const T* from, std::size_t n, T* to) const noexcept {
@@ -203,7 +201,7 @@ class SpectralConv final : public Conv2dKernel<T> {
   SpectralConv(const KernelArgs<T>& a, Layout layout, FftPlanning planning,
                KernelSpectra spectra = KernelSpectra::of_weights)
       : shape_(a.shape), layout_((check_work_space(layout, a), std::move(layout))), fft_(layout_.dims(), planning),
-        bias_(a.bias.begin(), a.bias.end()), threads_(a.threads) {
+        bias_(a.bias.begin(), a.bias.end()), threads_(a.threads), scaling_(a.shape, fft_.real_size()) {
     const Conv2dShape& s = shape_;
     real_row_ = aligned_count(fft_.real_size(), sizeof(T));
     bins_row_ = bins_row(fft_.bins());
@@ -248,12 +246,11 @@ class SpectralConv final : public Conv2dKernel<T> {
 
   void run(const T* input, T* output) const override {
     const Conv2dShape& s = shape_;
-    const SpectralScaling<T> window(s, fft_.real_size());
     const std::size_t image = s.channels * s.height * s.width;
     std::vector<int> images(s.batch);  // each image's exponent (SpectralScaling)
     for (std::size_t n = 0; n < s.batch; ++n)
       images[n] = SpectralScaling<T>::exponent(largest_magnitude(input + n * image, image, threads_),
-                                               window.images_low, window.images_high);
+                                               scaling_.images_low, scaling_.images_high);
     const Scales scales{images, weights_exponents_};
     for (std::size_t band = 0; band < layout_.bands(); ++band) {
       if (fused_ && shape_.channels == 1) {
@@ -300,12 +297,11 @@ class SpectralConv final : public Conv2dKernel<T> {
     const Conv2dShape& s = shape_;
     const std::size_t K = s.filters, C = s.channels, taps = s.kernel_height * s.kernel_width;
     const T scale = T(1) / static_cast<T>(fft_.real_size());
-    const SpectralScaling<T> window(s, fft_.real_size());
     const std::size_t filter = C * taps;
     std::vector<T> scaled(weights.size());
     for (std::size_t k = 0; k < K; ++k) {
       weights_exponents_[k] = SpectralScaling<T>::exponent(largest_magnitude(weights.data() + k * filter, filter, 1),
-                                                           window.weights_low, window.weights_high);
+                                                           scaling_.weights_low, scaling_.weights_high);
       PowerOfTwo<T>(weights_exponents_[k]).scale(weights.data() + k * filter, filter, scaled.data() + k * filter);
     }
     const long long pairs = static_cast<long long>(K * C);
@@ -443,6 +439,7 @@ class SpectralConv final : public Conv2dKernel<T> {
   RealFftPair<T> fft_;
   std::vector<T> bias_;
   int threads_;
+  SpectralScaling<T> scaling_;          // the windows of this shape and FFT length
   std::vector<int> weights_exponents_;  // each filter's scaling in U (SpectralScaling)
   std::size_t real_row_ = 0, blocks_ = 0, bins_row_ = 0;
   bool fused_ = false;
