@@ -49,6 +49,37 @@ struct dtype_traits<fastconv::bfloat16> {
 };
 }  // namespace nanobind::detail
 
+/// A NumPy array made by the extension (a result). nanobind hands arrays to NumPy through the
+/// buffer protocol, whose format for 64-bit integers is 'q' (C's long long): NumPy then makes an
+/// array whose dtype equals numpy.int64 but whose scalars are numpy.longlong, another type on
+/// LP64 platforms (isinstance(a[0], numpy.int64) is False, a.dtype.char is 'q'). A 64-bit integer
+/// result is therefore returned as a view of NumPy's own int64 (uint64); others as they are.
+template <class T>
+struct NumpyResult : nanobind::ndarray<nanobind::numpy, T> {
+  using nanobind::ndarray<nanobind::numpy, T>::ndarray;
+};
+
+namespace nanobind::detail {
+template <class T>
+struct type_caster<NumpyResult<T>> {
+  using Array = ndarray<numpy, T>;
+  NB_TYPE_CASTER(NumpyResult<T>, make_caster<Array>::Name)
+
+  bool from_python(handle, uint32_t, cleanup_list*) noexcept { return false; }  // results only
+
+  static handle from_cpp(const NumpyResult<T>& result, rv_policy policy, cleanup_list* cleanup) noexcept {
+    handle array = make_caster<Array>::from_cpp(result, policy, cleanup);
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+      if (!array.is_valid()) return array;
+      PyObject* canonical = PyObject_CallMethod(array.ptr(), "view", "s", std::is_signed_v<T> ? "int64" : "uint64");
+      array.dec_ref();
+      return canonical;  // nullptr with the Python error set if the view failed
+    }
+    return array;
+  }
+};
+}  // namespace nanobind::detail
+
 namespace {
 
 using fastconv::Backend;
@@ -91,10 +122,10 @@ void* as_stream(std::uintptr_t stream) { return reinterpret_cast<void*>(stream);
 
 /// A new NumPy array that owns `values` (moved, not copied).
 template <class T>
-nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_list<std::size_t> shape) {
+NumpyResult<T> to_numpy(std::vector<T>&& values, std::initializer_list<std::size_t> shape) {
   auto* owned = new std::vector<T>(std::move(values));
   nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T>(owned->data(), shape, owner);
+  return NumpyResult<T>(owned->data(), shape, owner);
 }
 
 /// A new NumPy array whose values are left for the caller to write: no zeroing pass before
@@ -106,7 +137,7 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& values, std::initializer_lis
 /// buffers were mapped and faulted in afresh by every call: 2^16 floats took 4× as long), with
 /// huge pages advised where NumPy advises them (from 4 MiB on).
 template <class T>
-nb::ndarray<nb::numpy, T> uninitialized_numpy(std::span<const std::size_t> shape) {
+NumpyResult<T> uninitialized_numpy(std::span<const std::size_t> shape) {
   constexpr std::size_t kAlignment = 64, kHugeFrom = std::size_t{4} << 20;
   std::size_t size = 1;
   for (const std::size_t extent : shape) size *= extent;
@@ -115,15 +146,15 @@ nb::ndarray<nb::numpy, T> uninitialized_numpy(std::span<const std::size_t> shape
   if (owned == nullptr) throw std::bad_alloc();
   if (bytes >= kHugeFrom) fastconv::detail::advise_huge_pages(owned, bytes);
   nb::capsule owner(owned, [](void* p) noexcept { std::free(p); });
-  return nb::ndarray<nb::numpy, T>(static_cast<T*>(owned), shape.size(), shape.data(), owner);
+  return NumpyResult<T>(static_cast<T*>(owned), shape.size(), shape.data(), owner);
 }
 template <class T>
-nb::ndarray<nb::numpy, T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
+NumpyResult<T> uninitialized_numpy(std::initializer_list<std::size_t> shape) {
   return uninitialized_numpy<T>(std::span<const std::size_t>(shape.begin(), shape.size()));
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> table_to_numpy(fastconv::Table<T>&& table) {
+NumpyResult<T> table_to_numpy(fastconv::Table<T>&& table) {
   const std::size_t rows = table.rows, cols = table.cols;
   return to_numpy(std::move(table.values), {rows, cols});
 }
@@ -196,7 +227,7 @@ void wht_rows(Rows<T> data, std::string_view order, std::string_view normalize, 
 /// package's wht() for such arrays in one call, instead of its own copy, reshape and checks
 /// (about 2 µs a call: docs/benchmarks.md). The arguments as for wht_rows.
 template <class T>
-nb::ndarray<nb::numpy, T> wht_new(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, std::string_view order,
+NumpyResult<T> wht_new(nb::ndarray<const T, nb::c_contig, nb::device::cpu> x, std::string_view order,
                                   std::string_view normalize, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::WhtOptions options = parse_wht_options(order, normalize, accumulate);
   const Backend b = to_backend(backend);
@@ -299,7 +330,7 @@ void deconvolve_device(DeviceVector<T> y, DeviceVector<T> h, DeviceVector<T> out
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, std::string_view accumulate, const BackendArg& backend) {
+NumpyResult<T> convolve(Vector<T> f, Vector<T> g, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   auto out = uninitialized_numpy<T>({std::max(f.shape(0), g.shape(0))});
@@ -311,7 +342,7 @@ nb::ndarray<nb::numpy, T> convolve(Vector<T> f, Vector<T> g, std::string_view ac
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, std::string_view accumulate, const BackendArg& backend) {
+NumpyResult<T> autocorrelate(Vector<T> f, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   auto out = uninitialized_numpy<T>({f.shape(0)});
@@ -323,7 +354,7 @@ nb::ndarray<nb::numpy, T> autocorrelate(Vector<T> f, std::string_view accumulate
 }
 
 template <class T>
-nb::ndarray<nb::numpy, T> deconvolve(Vector<T> y, Vector<T> h, std::string_view accumulate, const BackendArg& backend) {
+NumpyResult<T> deconvolve(Vector<T> y, Vector<T> h, std::string_view accumulate, const BackendArg& backend) {
   const fastconv::DyadicOptions options = parse_dyadic_options(accumulate);
   const Backend b = to_backend(backend);
   std::vector<T> out;
@@ -484,7 +515,7 @@ nb::dict boolean_summary(const BooleanFunction& f, const BackendArg& backend) {
   return d;
 }
 
-nb::ndarray<nb::numpy, std::uint8_t> truth_table(const BooleanFunction& f) {
+NumpyResult<std::uint8_t> truth_table(const BooleanFunction& f) {
   std::vector<std::uint8_t> bits(f.size());
   for (std::uint64_t x = 0; x < f.size(); ++x) bits[x] = f(x);
   const std::size_t n = bits.size();

@@ -180,3 +180,30 @@ def test_one_call_path_matches_the_general_one(dtype):
     np.testing.assert_allclose(fastconv.dyadic_deconvolve(y, g), fastconv.dyadic_deconvolve(strided(y), strided(g)))
     with pytest.raises(fastconv.InvalidArgumentError, match="power of two"):
         fastconv.dyadic_convolve(f[:48].copy(), g)
+
+
+def test_int64_results_are_numpys_own_int64():
+    # NumPy's int64 (numpy.int64 scalars, dtype char 'l' on LP64), not an equal dtype of scalar
+    # type numpy.longlong, which the buffer protocol's 'q' format gave: isinstance(r[0],
+    # numpy.int64) was False.
+    own = np.dtype(np.int64)
+    f = np.array([1, 2, 3, 4], np.int64)
+    h = np.array([4, 1, 2, 1], np.int64)
+    results = {
+        "wht": fastconv.wht(f),
+        "wht of a batch": fastconv.wht(np.stack([f, h])),
+        "wht of a list": fastconv.wht([1, 0, 1, 1]),
+        "convolve": fastconv.dyadic_convolve(f, h),
+        "correlate": fastconv.dyadic_correlate(f, h),
+        "autocorrelate": fastconv.dyadic_autocorrelate(f),
+        "deconvolve": fastconv.dyadic_deconvolve(fastconv.dyadic_convolve(f, h), h),
+        "DyadicSystem.apply": fastconv.DyadicSystem(h).apply(f),
+        "walsh_spectrum": fastconv.BooleanFunction("0113077C165E76A8").walsh_spectrum(),
+        "autocorrelation": fastconv.BooleanFunction("0113077C165E76A8").autocorrelation(),
+    }
+    for name, result in results.items():
+        assert result.dtype.char == own.char, name
+        assert isinstance(result[(0,) * result.ndim], np.int64), name
+    definition = [sum(int(f[x]) * int(h[x ^ t]) for x in range(4)) for t in range(4)]  # [16, 20, 20, 24]
+    np.testing.assert_array_equal(results["convolve"], definition)
+    np.testing.assert_array_equal(results["deconvolve"], f)
