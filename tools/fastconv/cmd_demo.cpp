@@ -42,7 +42,12 @@ bool run_examples(const Backend& backend) {
   Vec step1 = f;  // Example 2: the FWT's two steps, C2 = I(1)⊗W(1) then C1 = W(1)⊗I(1)
   wht(step1, 2, 2, 2, {}, backend);
   ok &= check("Example 2: after step 1 (C2 = I(1) x W(1))", step1, {1, 1, 2, 0});
-  ok &= check("Example 2: after step 2 (C1 = W(1) x I(1))", s_f, {3, 1, -1, 1});
+  // W(1)⊗I(1) pairs elements 0 and 2, 1 and 3: the 2-point transforms of the columns of step 1
+  // seen as a 2×2 matrix, i.e. of the rows of its transpose.
+  Vec step2 = {step1[0], step1[2], step1[1], step1[3]};
+  wht(step2, 2, 2, 2, {}, backend);
+  step2 = {step2[0], step2[2], step2[1], step2[3]};
+  ok &= check("Example 2: after step 2 (C1 = W(1) x I(1))", step2, {3, 1, -1, 1});
 
   Vec s_g = g;  // Example 3: the convolution theorem, step by step
   wht(s_g, {}, backend);
