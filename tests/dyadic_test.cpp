@@ -162,6 +162,32 @@ TYPED_TEST(DyadicTyped, IntoOutputMatchesDefinitionAndMayAlias) {
     }
 }
 
+// The output may be either operand, and an autocorrelation's its operand (int64 computes in the
+// caller's words: dyadic.cpp's header), at one size and at two.
+TYPED_TEST(DyadicTyped, OutputThatIsAnOperandMatchesTheDefinition) {
+  using T = TypeParam;
+  std::mt19937_64 rng(105);
+  for (int n : {0, 1, 5, 11})
+    for (const Backend& b : backends()) {
+      const std::size_t size = std::size_t{1} << n;
+      const auto f = oracle::random_vector<T>(size, rng), g = oracle::random_vector<T>(size, rng);
+      const auto h = oracle::random_vector<T>(std::max<std::size_t>(size / 4, 1), rng);
+      const std::string ctx = "n=" + std::to_string(n) + " backend=" + std::string(b.name());
+      const long double norms = oracle::l2(f) * oracle::l2(g);
+      auto g_alias = g;
+      fastconv::convolve(f, g_alias, std::span(g_alias), b);
+      expect_matches(g_alias, oracle::dyadic_convolution(f, g), norms, "output is g, " + ctx);
+      auto f_alias = f;
+      fastconv::convolve(h, f_alias, std::span(f_alias), b);
+      expect_matches(f_alias, oracle::dyadic_convolution(pad(h, size), f), oracle::l2(f) * oracle::l2(h),
+                     "output is the longer g, " + ctx);
+      auto in_place = f;
+      fastconv::autocorrelate(in_place, std::span(in_place), b);
+      expect_matches(in_place, oracle::dyadic_convolution(f, f), oracle::l2(f) * oracle::l2(f),
+                     "autocorrelation in place, " + ctx);
+    }
+}
+
 // Operands that are not vectors: spans and arrays of const elements go through the same API.
 TYPED_TEST(DyadicTyped, AcceptsSpansAndArrays) {
   using T = TypeParam;

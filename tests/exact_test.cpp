@@ -13,8 +13,14 @@ namespace {
 template <class I>
 void check(const std::vector<I>& v) {
   std::uint64_t want = 0;
-  for (const I x : v) want = std::max(want, fastconv::detail::magnitude(x));
-  EXPECT_EQ(fastconv::detail::max_magnitude(std::span<const I>(v)), want);
+  fastconv::detail::u128 sum = 0;
+  for (const I x : v) {
+    want = std::max(want, fastconv::detail::magnitude(x));
+    sum += fastconv::detail::magnitude(x);
+  }
+  const auto norms = fastconv::detail::norms(std::span<const I>(v));
+  EXPECT_EQ(norms.max, want);
+  EXPECT_TRUE(norms.l1 == sum);
   const std::uint64_t bound = fastconv::detail::magnitude_bound(std::span<const I>(v));
   EXPECT_GE(bound, want);
   EXPECT_LE(fastconv::detail::u128{bound}, 2 * fastconv::detail::u128{want} + 1);
@@ -41,6 +47,9 @@ void check_all() {
       check(v);
     }
   }
+  // Sums past 2^64 (int64) and past 2^32 (int32), whose partial sums' halves must carry.
+  check(std::vector<I>(3000, L::min()));
+  check(std::vector<I>(3001, L::max()));
   std::mt19937_64 rng(7);
   for (int bits = 1; bits < L::digits; bits += 5) {
     std::uniform_int_distribution<I> d(-(I(1) << bits), I(1) << bits);
@@ -50,7 +59,7 @@ void check_all() {
   }
 }
 
-TEST(ExactScans, MaxMagnitudeIsExactAndTheBoundWithinTwice) {
+TEST(ExactScans, NormsAreExactAndTheBoundWithinTwice) {
   check_all<std::int32_t>();
   check_all<std::int64_t>();
 }

@@ -3,7 +3,9 @@
 // Floating point: straight through the backend's DyadicKernel with the 1/N scale folded in.
 // Integers: the operands go into the ring Z/2^64 (or Z/2^128 when a bound on the result
 // requires it), where the kernel computes N·C exactly; the front end divides by N with an
-// arithmetic shift and checks that every value fits the element type.
+// arithmetic shift and checks that every value fits the element type. int64 data are the
+// 64-bit ring's words already (the same bits): the kernel reads the caller's arrays and writes
+// N·C into the output, which is divided where it lies; no result can overflow there.
 // Accumulation::float64 on float data: the double operation on widened copies, each result
 // rounded once to float.
 #include "fastconv/dyadic.hpp"
@@ -74,16 +76,25 @@ Words<W> to_words(std::span<const T> values, std::size_t size) {
   return words;
 }
 
-/// convolution_bound of two operands held in memory.
+/// convolution_bound of two operands held in memory (an autocorrelation's one scanned once).
 template <class T>
 u128 convolution_bound(std::span<const T> f, std::span<const T> g) {
-  return convolution_bound(l1_norm(f), max_magnitude(f), l1_norm(g), max_magnitude(g));
+  const Norms nf = norms(f), ng = g.data() == f.data() && g.size() == f.size() ? nf : norms(g);
+  return convolution_bound(nf.l1, nf.max, ng.l1, ng.max);
+}
+
+/// int64 values as the 64-bit ring's words: the same bits (and a type that may alias them).
+inline std::span<const std::uint64_t> ring_words(std::span<const std::int64_t> values) {
+  return {reinterpret_cast<const std::uint64_t*>(values.data()), values.size()};
+}
+inline std::span<std::uint64_t> ring_words(std::span<std::int64_t> values) {
+  return {reinterpret_cast<std::uint64_t*>(values.data()), values.size()};
 }
 
 /// Divides the ring values N·C by N and writes C to `out` if every value fits T;
-/// otherwise an overflow Error and `out` is untouched.
+/// otherwise an overflow Error and `out` is untouched. `ring` may be `out`'s own words.
 template <class T, class W>
-void store_exact(const Words<W>& ring, int log2n, std::span<T> out, std::string_view op) {
+void store_exact(std::span<const W> ring, int log2n, std::span<T> out, std::string_view op) {
   if constexpr (std::is_same_v<W, std::uint64_t>) {
     // The 64-bit ring is chosen only where |N·C| < 2^63: the words read as int64 are N·C, and an
     // arithmetic shift divides. In 64-bit arithmetic both passes vectorise (the 128-bit path
@@ -161,32 +172,31 @@ void check_output(std::span<T> out, std::size_t size, std::string_view op) {
                                                  " elements, the result has " + std::to_string(size));
 }
 
-/// C = f ⊛ g in words W into `out` (2^n_long words; when T = W it may be an operand of that length):
-/// at one size, both operands in one kernel call (which a backend may fuse); otherwise the
+/// C = f ⊛ g in words W into `out` (2^n_long words; it may be an operand of that length): at
+/// one size, both operands in one kernel call (which a backend may fuse); otherwise the
 /// spectrum of the shorter operand at its own size, applied to the longer one.
-template <class W, class T>
-void convolve_words(const BackendImpl& b, std::span<const T> f, std::span<const T> g, W* out) {
+template <class W>
+void convolve_words(const BackendImpl& b, std::span<const W> f, std::span<const W> g, W* out) {
   const bool f_longer = f.size() >= g.size();
   const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
   const int n_long = std::countr_zero(longer.size()), n_short = std::countr_zero(shorter.size());
   const auto kernel = b.make_dyadic(n_short, word_of<W>);
   if (n_long == n_short) {
-    const double scale = std::ldexp(1.0, -n_long);
-    if constexpr (std::is_same_v<W, T>) {
-      kernel->convolve(longer.data(), shorter.data(), out, scale);
-    } else {
-      const auto long_words = to_words<W>(longer, longer.size()), short_words = to_words<W>(shorter, shorter.size());
-      kernel->convolve(long_words.data(), short_words.data(), out, scale);
-    }
-    return;
-  }
-  const auto spectrum = spectrum_of<W>(*kernel, shorter);
-  if constexpr (std::is_same_v<W, T>) {
-    apply_words(b, nullptr, *spectrum, n_long, longer.data(), out);
+    kernel->convolve(longer.data(), shorter.data(), out, std::ldexp(1.0, -n_long));
   } else {
-    auto words = to_words<W>(longer, longer.size());
-    apply_words(b, nullptr, *spectrum, n_long, words.data(), out);
+    apply_words(b, nullptr, *kernel->spectrum(shorter.data()), n_long, longer.data(), out);
   }
+}
+
+/// N·C of integer operands in the ring W, in the copy of the longer one the function returns.
+template <class W, class T>
+Words<W> convolve_in_ring(const BackendImpl& b, std::span<const T> f, std::span<const T> g) {
+  const bool f_longer = f.size() >= g.size();
+  const auto longer = f_longer ? f : g, shorter = f_longer ? g : f;
+  auto words = to_words<W>(longer, longer.size());
+  const auto other = to_words<W>(shorter, shorter.size());
+  convolve_words<W>(b, std::span<const W>(words), std::span<const W>(other), words.data());
+  return words;
 }
 
 template <Element T>
@@ -204,17 +214,23 @@ void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, cons
   } else if constexpr (std::is_floating_point_v<T>) {
     convolve_words<T>(b, f, g, out.data());
   } else {
-    const auto ring = [&]<class W>() {
-      require_elements(out.size(), sizeof(W), "the result in the exact ring");
-      Words<W> words(out.size());
-      convolve_words<W>(b, f, g, words.data());
-      return words;
+    const std::string_view op = "dyadic convolution";
+    const auto in_ring = [&]<class W>() {
+      const auto words = convolve_in_ring<W>(b, f, g);
+      store_exact<T>(std::span<const W>(words), log2n, out, op);
     };
     const u128 bound = convolution_bound(f, g);
     switch (choose_ring(bound, log2n)) {
-      case Ring::u64: store_exact<T>(ring.template operator()<std::uint64_t>(), log2n, out, "dyadic convolution"); break;
-      case Ring::u128: store_exact<T>(ring.template operator()<u128>(), log2n, out, "dyadic convolution"); break;
-      case Ring::none: throw_too_wide("dyadic convolution", type_name<T>(), bound, log2n);
+      case Ring::u64:
+        if constexpr (std::is_same_v<T, std::int64_t>) {
+          convolve_words<std::uint64_t>(b, ring_words(f), ring_words(g), ring_words(out).data());
+          store_exact<T>(std::span<const std::uint64_t>(ring_words(out)), log2n, out, op);
+        } else {
+          in_ring.template operator()<std::uint64_t>();
+        }
+        break;
+      case Ring::u128: in_ring.template operator()<u128>(); break;
+      case Ring::none: throw_too_wide(op, type_name<T>(), bound, log2n);
     }
   }
 }
@@ -232,16 +248,24 @@ void autocorrelate(std::span<const T> f, std::span<T> out, const DyadicOptions& 
   } else if constexpr (std::is_floating_point_v<T>) {
     b.make_dyadic(log2n, word_of<T>)->autocorrelate(f.data(), out.data(), scale);
   } else {
-    const auto ring = [&]<class W>() {
+    const std::string_view op = "dyadic autocorrelation";
+    const auto in_ring = [&]<class W>() {
       auto words = to_words<W>(f, f.size());
       b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), scale);
-      return words;
+      store_exact<T>(std::span<const W>(words), log2n, out, op);
     };
     const u128 bound = convolution_bound(f, f);
     switch (choose_ring(bound, log2n)) {
-      case Ring::u64: store_exact<T>(ring.template operator()<std::uint64_t>(), log2n, out, "dyadic autocorrelation"); break;
-      case Ring::u128: store_exact<T>(ring.template operator()<u128>(), log2n, out, "dyadic autocorrelation"); break;
-      case Ring::none: throw_too_wide("dyadic autocorrelation", type_name<T>(), bound, log2n);
+      case Ring::u64:
+        if constexpr (std::is_same_v<T, std::int64_t>) {
+          b.make_dyadic(log2n, Word::u64)->autocorrelate(ring_words(f).data(), ring_words(out).data(), scale);
+          store_exact<T>(std::span<const std::uint64_t>(ring_words(out)), log2n, out, op);
+        } else {
+          in_ring.template operator()<std::uint64_t>();
+        }
+        break;
+      case Ring::u128: in_ring.template operator()<u128>(); break;
+      case Ring::none: throw_too_wide(op, type_name<T>(), bound, log2n);
     }
   }
 }
@@ -283,7 +307,7 @@ std::vector<T> deconvolve_exact(std::span<const T> y, std::span<const T> h, int 
                                                    ", not an integer: " + not_integer);
   }
   std::vector<T> out(size);
-  store_exact<T>(ys, log2n, std::span(out), "dyadic deconvolution");
+  store_exact<T>(std::span<const u128>(ys), log2n, std::span(out), "dyadic deconvolution");
   return out;
 }
 
@@ -424,12 +448,22 @@ struct DyadicSystem<T>::Impl {
       const std::span<const T> hs(h);
       const u128 bound = detail::convolution_bound(x, hs);
       switch (detail::choose_ring(bound, log2n)) {
-        case detail::Ring::u64: {
-          auto words = detail::to_words<std::uint64_t>(x, size);
-          detail::apply_words(b, same, *spectrum, log2n, words.data(), words.data());
-          detail::store_exact<T>(words, log2n, out, "dyadic convolution");
+        case detail::Ring::u64:
+          if constexpr (std::is_same_v<T, std::int64_t>) {  // in the caller's words (dyadic.cpp's header)
+            const auto ring = detail::ring_words(out);
+            if (x.size() == size) {
+              detail::apply_words(b, same, *spectrum, log2n, detail::ring_words(x).data(), ring.data());
+            } else {  // zero-padded in the output
+              std::fill(std::copy(x.begin(), x.end(), out.begin()), out.end(), T{0});
+              detail::apply_words(b, same, *spectrum, log2n, ring.data(), ring.data());
+            }
+            detail::store_exact<T>(std::span<const std::uint64_t>(ring), log2n, out, "dyadic convolution");
+          } else {
+            auto words = detail::to_words<std::uint64_t>(x, size);
+            detail::apply_words(b, same, *spectrum, log2n, words.data(), words.data());
+            detail::store_exact<T>(std::span<const std::uint64_t>(words), log2n, out, "dyadic convolution");
+          }
           break;
-        }
         case detail::Ring::u128:  // rare: recompute the spectrum in the wide ring
           detail::convolve(x, hs, out, options, backend);
           break;

@@ -28,13 +28,17 @@ constexpr std::uint64_t magnitude(I v) noexcept {
 std::uint64_t magnitude_bound(std::span<const std::int32_t> values) noexcept;
 std::uint64_t magnitude_bound(std::span<const std::int64_t> values) noexcept;
 
-/// max |v| exactly (0 for no values), where a loose bound would cost more than the scan.
-std::uint64_t max_magnitude(std::span<const std::int32_t> values) noexcept;
-std::uint64_t max_magnitude(std::span<const std::int64_t> values) noexcept;
+/// Σ|v| (exact for up to 2^32 int32 or 2^64 int64 values) and max |v| (0 for no values): what
+/// bounds a dyadic convolution's results (convolution_bound), where a loose bound would cost
+/// more than the scan.
+struct Norms {
+  u128 l1 = 0;
+  std::uint64_t max = 0;
+};
 
-/// Σ|v|, exact for up to 2^32 (int32) or 2^64 (int64) values.
-u128 l1_norm(std::span<const std::int32_t> values) noexcept;
-u128 l1_norm(std::span<const std::int64_t> values) noexcept;
+/// The Norms of `values`, in one scan.
+Norms norms(std::span<const std::int32_t> values) noexcept;
+Norms norms(std::span<const std::int64_t> values) noexcept;
 
 /// a·b, or the largest u128 if the product does not fit.
 inline u128 saturating_mul(u128 a, u128 b) noexcept {

@@ -427,10 +427,11 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
     run(out.data(), g != nullptr ? h.data() : static_cast<T*>(nullptr), geo, std::ldexp(1.0, -log2n));
   } else {
     const std::span<const T> other = g != nullptr ? *g : f;
-    const u128 l1_f = global_sum(core::l1_norm(f), comm, ranks.size);
-    const u128 l1_g = g != nullptr ? global_sum(core::l1_norm(other), comm, ranks.size) : l1_f;
-    const std::uint64_t max_f = global_max(core::max_magnitude(f), comm);
-    const std::uint64_t max_g = g != nullptr ? global_max(core::max_magnitude(other), comm) : max_f;
+    const core::Norms local_f = core::norms(f), local_g = g != nullptr ? core::norms(other) : local_f;
+    const u128 l1_f = global_sum(local_f.l1, comm, ranks.size);
+    const u128 l1_g = g != nullptr ? global_sum(local_g.l1, comm, ranks.size) : l1_f;
+    const std::uint64_t max_f = global_max(local_f.max, comm);
+    const std::uint64_t max_g = g != nullptr ? global_max(local_g.max, comm) : max_f;
     const u128 bound = core::convolution_bound(l1_f, max_f, l1_g, max_g);
     const auto exact = [&]<class W>() {
       const Geometry geo = geometry_of(ranks, log2n, sizeof(W), op, options);

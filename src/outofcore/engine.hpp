@@ -102,9 +102,9 @@ class InputSource {
     const std::span<const T> read(values, count);
     reject_non_finite(read, first, name_);
     if constexpr (std::is_integral_v<T>) {
-      const u128 l1 = l1_norm(read);
-      stats_.l1 = stats_.l1 + l1 < l1 ? ~u128{0} : stats_.l1 + l1;  // saturating
-      stats_.max = std::max(stats_.max, max_magnitude(read));
+      const Norms piece = norms(read);
+      stats_.l1 = stats_.l1 + piece.l1 < piece.l1 ? ~u128{0} : stats_.l1 + piece.l1;  // saturating
+      stats_.max = std::max(stats_.max, piece.max);
     }
     if constexpr (sizeof(T) != sizeof(W))
       for (std::size_t i = count; i-- > 0;) {
