@@ -1,8 +1,10 @@
 // SIGINT and SIGTERM during a `fastconv` run: the process stops at once, removes its unfinished
-// (temporary) output, leaves existing files as they were and exits 130 or 143.
+// (temporary) output, leaves existing files as they were and exits 130 or 143. A write past the
+// file-size limit (SIGXFSZ) is an error like any failed write.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,8 +51,9 @@ class Interrupt : public ::testing::Test {
     fs::resize_file(dir_ / "in.npy", bytes.size() + header.size() + (std::uint64_t{4} << log2n));
   }
 
-  /// Starts the CLI in the directory, its stdin the read end of a pipe kept open (`stdin_writer`).
-  pid_t start(const std::vector<std::string>& args) {
+  /// Starts the CLI in the directory, its stdin the read end of a pipe kept open (`stdin_writer`),
+  /// with files limited to `file_size_limit` bytes (ulimit -f) if that is not 0.
+  pid_t start(const std::vector<std::string>& args, rlim_t file_size_limit = 0) {
     int fds[2];
     EXPECT_EQ(::pipe(fds), 0);
     const pid_t pid = ::fork();
@@ -60,6 +63,8 @@ class Interrupt : public ::testing::Test {
       const int err = ::open((dir_.string() + ".stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(err, STDERR_FILENO);
       if (::chdir(dir_.c_str()) != 0) ::_exit(127);
+      const struct rlimit limit{file_size_limit, file_size_limit};
+      if (file_size_limit != 0 && ::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(127);
       std::vector<char*> argv{const_cast<char*>(FASTCONV_CLI_PATH)};
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -148,6 +153,20 @@ TEST_F(Interrupt, SigtermWhileReadingStandardInput) {
   EXPECT_EQ(stderr_text(), "fastconv: terminated (SIGTERM); unfinished output removed\n");
   EXPECT_EQ(files(), (std::set<std::string>{"out.npy"}));
   EXPECT_EQ(existing_output(), kExisting);
+}
+
+// Past `ulimit -f`, the kernel sends SIGXFSZ, which had killed the process (exit 153) with no
+// message and its temporary output left behind; the write's own error is reported instead.
+TEST_F(Interrupt, WritesPastTheFileSizeLimitAreAnErrorThatLeavesNothing) {
+  make_input(14);  // 64 KiB in, 64 KiB out, against a limit of 20 KiB
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"wht", "in.npy", "out.npy"},
+        std::vector<std::string>{"wht", "--out-of-core", "--memory", "8K", "--quiet", "in.npy", "out.npy"}}) {
+    EXPECT_EQ(wait(start(args, 20 << 10)), 2) << args[1];
+    EXPECT_NE(stderr_text().find("fastconv: error: out.npy: cannot write: File too large"), std::string::npos) << args[1];
+    EXPECT_EQ(files(), (std::set<std::string>{"in.npy", "out.npy"})) << "a temporary file was left behind: " << args[1];
+    EXPECT_EQ(existing_output(), kExisting);
+  }
 }
 
 }  // namespace

@@ -37,9 +37,15 @@ void install_interrupt_handlers() {
   }
 }
 
+/// SIGXFSZ, which a write past the file-size limit (ulimit -f) raises, would kill the process
+/// with its temporary files left behind and no message. Ignored, the write fails with EFBIG
+/// instead: "cannot write: File too large", exit 2, the unfinished output removed.
+void ignore_file_size_signal() { ::signal(SIGXFSZ, SIG_IGN); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
   install_interrupt_handlers();
+  ignore_file_size_signal();
   return fastconv::cli::run(argc, argv);
 }
