@@ -1130,6 +1130,14 @@ class CliDistributed : public Cli {
                "' --oversubscribe -np " + std::to_string(ranks) + " ");
   }
 
+  /// An MPMD launch: one rank runs `first`, the other `second` (each the arguments of fastconv).
+  Result mpirun_two(const std::string& first, const std::string& second) const {
+    return run(second, "",
+               "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 "
+               "ASAN_OPTIONS=detect_leaks=0 timeout 60 '" FASTCONV_MPI_TMPDIR "' '" FASTCONV_MPIEXEC
+               "' --oversubscribe -np 1 '" FASTCONV_CLI_PATH "' " + first + " : -np 1 ");
+  }
+
   template <class T>
   void write_npy(const std::string& name, std::vector<T> values) const {
     const std::size_t n = values.size();
@@ -1196,5 +1204,38 @@ TEST_F(CliDistributed, ErrorsComeOnceAndLeaveNoFile) {
   check(2, "wht --distributed --exchange sideways x.npy out.npy", "unknown exchange 'sideways'");
   check(1, "wht --distributed - out.npy", "not standard input");
   check(1, "wht --exchange pairwise x.npy out.npy", "--exchange requires --distributed");
+}
+
+// Ranks given different commands had waited in collective calls that did not match (int32 data
+// on one, float64 on the other; a convolution beside an autocorrelation), crashed in one
+// (float32 beside float64), or written rank 0's output alone (different outputs).
+TEST_F(CliDistributed, RanksGivenDifferentCommandsAreAnError) {
+  write_npy("i.npy", std::vector<std::int32_t>(16, 1));
+  write_npy("d.npy", std::vector<double>(16, 1.0));
+  write_npy("f.npy", std::vector<float>(16, 1.0f));
+  const std::vector<std::pair<std::string, std::string>> launches = {
+      {"wht --distributed i.npy out.npy", "wht --distributed d.npy out.npy"},
+      {"wht --distributed f.npy out.npy", "wht --distributed d.npy out.npy"},
+      {"wht --distributed d.npy out.npy", "wht --distributed --dtype float32 d.npy out.npy"},
+      {"dyadic conv --distributed d.npy d.npy out.npy", "dyadic autocorr --distributed d.npy out.npy"},
+      {"wht --distributed d.npy out.npy", "wht --distributed d.npy other.npy"}};
+  for (const auto& [first, second] : launches) {
+    const Result r = mpirun_two(first, second);
+    EXPECT_EQ(r.code, 2) << first << " : " << second << "\n" << r.err;
+    EXPECT_NE(r.err.find("fastconv: error: --distributed: the ranks were given different sizes or options"),
+              std::string::npos)
+        << first << " : " << second << "\n" << r.err;
+    EXPECT_EQ(files(), (std::vector<std::string>{"d.npy", "f.npy", "i.npy"})) << first << " : " << second;
+  }
+}
+
+// A value the --dtype conversion refuses is named by its index in the file, not in the rank's block.
+TEST_F(CliDistributed, ConversionErrorsNameTheFilesElement) {
+  std::vector<double> x(8, 1.0);
+  x[6] = 2.5;
+  write_npy("x.npy", x);
+  const Result r = mpirun(2, "wht --distributed --dtype int32 x.npy out.npy");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("x.npy: element 6: '2.5' is not an integer"), std::string::npos) << r.err;
 }
 #endif

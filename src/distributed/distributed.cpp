@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/accumulation.hpp"
@@ -26,6 +27,34 @@ namespace fastconv::distributed {
 using fastconv::detail::i128;
 using fastconv::detail::u128;
 using fastconv::detail::WhtKernel;
+
+namespace detail {
+namespace {
+
+/// The entry points, which begin with the same collective step: agree_on_call.
+enum class Call : long long { wht = 1, wht_plan, convolve, autocorrelate };
+
+template <class T>
+constexpr long long element_code() noexcept {
+  if constexpr (std::is_same_v<T, float>) return 1;
+  else if constexpr (std::is_same_v<T, double>) return 2;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return 3;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return 4;
+  else if constexpr (std::is_same_v<T, float16>) return 5;
+  else return 6;  // bfloat16
+}
+
+/// The first collective step of every entry point: the ranks agree that they make the same
+/// call on the same element type. Ranks that did not (one convolving, another autocorrelating;
+/// int32 on one, float on another, whose integers take collective steps of their own and whose
+/// words differ in size) had waited in collective calls that did not match, or crashed in one.
+template <class T>
+void agree_on_call(MPI_Comm comm, std::string_view what, Call call) {
+  require_agreement(comm, what, {static_cast<long long>(call), element_code<T>()});
+}
+
+}  // namespace
+}  // namespace detail
 
 std::string_view to_string(Exchange exchange) noexcept {
   switch (exchange) {
@@ -284,6 +313,7 @@ WhtPlan<T>::WhtPlan(int log2n, MPI_Comm comm, WhtOptions options, Options distri
   impl_->options = options;
   impl_->backend = Backend::cpu(distributed.threads);
   const detail::Ranks ranks = detail::ranks_of(comm, "distributed WHT");
+  detail::agree_on_call<T>(comm, "distributed WHT plan", detail::Call::wht_plan);
   detail::require_agreement(comm, "distributed WHT plan",
                             {log2n, static_cast<long long>(options.order), static_cast<long long>(options.normalization)});
   detail::collectively(comm, [&] {
@@ -343,6 +373,7 @@ Exchange WhtPlan<T>::exchange() const noexcept {
 template <TransformElement T>
 void wht(std::span<T> local, MPI_Comm comm, WhtOptions options, Options distributed) {
   const detail::Ranks ranks = detail::ranks_of(comm, "distributed WHT");
+  detail::agree_on_call<T>(comm, "distributed WHT", detail::Call::wht);
   int log2n = 0;
   detail::collectively(comm, [&] { log2n = detail::global_log2(local.size(), ranks, "distributed WHT"); });
   WhtPlan<T>(log2n, comm, options, distributed).execute(local);
@@ -400,6 +431,7 @@ void dyadic(std::span<const T> f, const std::span<const T>* g, std::span<T> out,
   const std::string_view what = op == Operation::convolve ? "distributed dyadic convolution"
                                                           : "distributed dyadic autocorrelation";
   const Ranks ranks = ranks_of(comm, what);
+  agree_on_call<T>(comm, what, op == Operation::convolve ? Call::convolve : Call::autocorrelate);
   int log2n = 0;
   collectively(comm, [&] {
     if (g != nullptr && g->size() != f.size())

@@ -124,14 +124,16 @@ std::string why_not(From value) {
 }
 
 template <TransformElement To, TransformElement From>
-std::vector<To> convert_values(const Array& array, const std::vector<From>& values, std::string_view source) {
+std::vector<To> convert_values(const Array& array, const std::vector<From>& values, std::string_view source,
+                               std::uint64_t first) {
   fastconv::detail::require_elements(values.size(), sizeof(To),
                                      std::string(source) + ": converting to " + std::string(to_string(dtype_of<To>)));
   std::vector<To> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!representable<To>(values[i])) {
       detail::fail(ErrorCode::invalid_argument, source,
-                   detail::element_place(array, i) + ": " + why_not<To>(values[i]) + ": cannot convert " +
+                   detail::element_place(array, static_cast<std::size_t>(first) + i) + ": " + why_not<To>(values[i]) +
+                       ": cannot convert " +
                        std::string(to_string(dtype_of<From>)) + " to " + std::string(to_string(dtype_of<To>)));
     }
     out[i] = static_cast<To>(values[i]);
@@ -141,12 +143,12 @@ std::vector<To> convert_values(const Array& array, const std::vector<From>& valu
 
 }  // namespace
 
-Array convert(const Array& array, DType to, std::string_view source) {
+Array convert(const Array& array, DType to, std::string_view source, std::uint64_t first) {
   return detail::with_element(to, [&](auto to_tag) {
     using To = decltype(to_tag);
     return std::visit(
         [&](const auto& values) {
-          return make_array(convert_values<To>(array, values, source), array.rows, array.cols, array.two_d);
+          return make_array(convert_values<To>(array, values, source, first), array.rows, array.cols, array.two_d);
         },
         array.data);
   });

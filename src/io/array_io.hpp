@@ -124,7 +124,8 @@ std::string array_file_prefix(const std::filesystem::path& path, DType dtype, co
 /// round), as is rounding to a narrower float as long as no finite value becomes infinite
 /// (to float16 and bfloat16: rounded once, to nearest even); float -> integer requires every
 /// value to be integral and in range, int64 -> int32 requires every value in range; otherwise
-/// an invalid_argument Error naming the first offending element and `source`.
-Array convert(const Array& array, DType to, std::string_view source);
+/// an invalid_argument Error naming the first offending element and `source`. `first`: the
+/// index in `source` of a 1-D array's element 0, when the array is a piece of it.
+Array convert(const Array& array, DType to, std::string_view source, std::uint64_t first = 0);
 
 }  // namespace fastconv::io

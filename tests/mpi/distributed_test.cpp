@@ -239,6 +239,55 @@ TEST(DistributedErrors, RanksThatDisagreeOnThePlanAreAnErrorOnEveryRank) {
   }
 }
 
+// Ranks that call different operations, or the same one on different element types, had waited
+// in collective calls that did not match (int32 on one rank, float on another: the integers'
+// bound takes collective steps of its own) or crashed in one (float and double words).
+template <class Call>
+void expect_disagreement(Call&& call, const std::string& what) {
+  try {
+    call();
+    ADD_FAILURE() << what << ": no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument) << what;
+    EXPECT_NE(std::string(e.what()).find("different sizes or options"), std::string::npos) << what << ": " << e.what();
+  }
+}
+
+TEST(DistributedErrors, RanksThatMakeDifferentCallsAreAnErrorOnEveryRank) {
+  if (size_of() == 1) GTEST_SKIP() << "needs 2 or more ranks";
+  const bool odd = rank_of() % 2 == 1;
+  std::vector<float> f(64, 1.0f), out(64);
+  std::vector<std::int32_t> i(64, 1), i_out(64);
+  std::vector<double> d(64, 1.0), d_out(64);
+  expect_disagreement(
+      [&] {
+        if (odd) autocorrelate(std::span<const float>(f), std::span(out), MPI_COMM_WORLD);
+        else convolve(std::span<const float>(f), std::span<const float>(f), std::span(out), MPI_COMM_WORLD);
+      },
+      "convolve beside autocorrelate");
+  expect_disagreement(
+      [&] {
+        if (odd) autocorrelate(std::span<const std::int32_t>(i), std::span(i_out), MPI_COMM_WORLD);
+        else autocorrelate(std::span<const float>(f), std::span(out), MPI_COMM_WORLD);
+      },
+      "int32 beside float");
+  expect_disagreement(
+      [&] {
+        if (odd) wht(std::span(d), MPI_COMM_WORLD);
+        else wht(std::span(f), MPI_COMM_WORLD);
+      },
+      "a double WHT beside a float one");
+  expect_disagreement(
+      [&] {
+        if (odd) wht(std::span(f), MPI_COMM_WORLD);
+        else autocorrelate(std::span<const float>(f), std::span(out), MPI_COMM_WORLD);
+      },
+      "a WHT beside an autocorrelation");
+  // and the ranks go on together afterwards
+  autocorrelate(std::span<const float>(f), std::span(out), MPI_COMM_WORLD);
+  EXPECT_EQ(out[0], 64.0f * static_cast<float>(size_of()));
+}
+
 // float64 accumulation is an in-memory option: an unsupported Error on every rank for float data;
 // double data are unaffected by it.
 TEST(DistributedErrors, Float64AccumulationOfFloatDataIsUnsupported) {

@@ -118,8 +118,8 @@ io::Array read_input(const std::string& path, std::optional<DType> dtype) {
   return io::read_file(path, dtype);
 }
 
-io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source) {
-  return array.dtype() == dtype ? array : io::convert(array, dtype, display_name(source));
+io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source, std::uint64_t first) {
+  return array.dtype() == dtype ? array : io::convert(array, dtype, display_name(source), first);
 }
 
 void write_output(const std::string& path, const io::Array& array) {

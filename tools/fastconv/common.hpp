@@ -66,8 +66,9 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
 
 /// Reads INPUT ("-" = stdin as text) in the format its extension names; raw files need `dtype`.
 io::Array read_input(const std::string& path, std::optional<DType> dtype);
-/// Converts to `dtype` (checked: no value changes silently except int → float rounding).
-io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source);
+/// Converts to `dtype` (checked: no value changes silently except int → float rounding); a 1-D
+/// array that is a piece of `source` starts at its element `first`, which errors count from.
+io::Array to_dtype(const io::Array& array, DType dtype, const std::string& source, std::uint64_t first = 0);
 /// Writes OUTPUT ("-" = stdout as text), atomically for files.
 void write_output(const std::string& path, const io::Array& array);
 /// `s` as a JSON string literal, quoted and escaped (the --json outputs).

@@ -93,6 +93,17 @@ int on_every_rank(const std::function<int(const MpiSession&)>& body) {
   }
 }
 
+/// The command every rank was given, agreed in the run's first collective step: ranks given
+/// different operations, files, element types or options (an MPMD launch, mpirun -np 1 A :
+/// -np 1 B) had waited in collective calls that did not match, crashed in one, or written only
+/// rank 0's output. Thread counts may differ: they are each rank's own.
+void agree_on_command(std::initializer_list<std::string_view> parts) {
+  std::string joined;
+  for (const std::string_view part : parts) joined.append(part).push_back('\0');
+  distributed::detail::require_agreement(MPI_COMM_WORLD, "--distributed",
+                                         {static_cast<long long>(std::hash<std::string>{}(joined))});
+}
+
 distributed::Options options_of(const DistributedArgs& args, const ComputeOptions& compute) {
   if (compute.backend != "auto" && compute.backend != "cpu")
     usage_error("--distributed computes each rank's block on the cpu backend (--backend " + compute.backend +
@@ -115,8 +126,12 @@ io::ArrayFileLayout describe(const std::string& path, const ComputeOptions& comp
     if (layout.shape.size() != 1)
       usage_error(path + ": --distributed transforms 1-D arrays (this one has shape " +
                   std::to_string(layout.shape[0]) + "×" + std::to_string(layout.shape[1]) + ")");
-    log2_exact(layout.count(), path + ": the length");
+    log2_exact(layout.count(), path + ": the array");
   });
+  // The same file everywhere (a node's copy of another size or type would be read past or misread).
+  distributed::detail::require_agreement(MPI_COMM_WORLD, path,
+                                         {static_cast<long long>(layout.dtype), static_cast<long long>(layout.count()),
+                                          static_cast<long long>(layout.data_offset)});
   return layout;
 }
 
@@ -149,7 +164,7 @@ io::Array read_block(const std::string& path, const io::ArrayFileLayout& layout,
     with_transform_type(layout.dtype, [&]<class T>() {
       fastconv::detail::reject_non_finite(std::span<const T>(block.values<T>()), first, path);
     });
-    if (dtype != layout.dtype) block = to_dtype(block, dtype, path);
+    if (dtype != layout.dtype) block = to_dtype(block, dtype, path, first);
   });
   return block;
 }
@@ -220,6 +235,10 @@ std::pair<std::uint64_t, std::size_t> block_range(std::uint64_t total, const Mpi
 int run_wht_distributed(const DistributedArgs& args, const std::string& input, const std::string& output,
                         const WhtOptions& wht_options, const ComputeOptions& compute) {
   return on_every_rank([&](const MpiSession& session) {
+    agree_on_command({"wht", input, output, args.exchange, compute.backend, compute.variant, compute.device,
+                      compute.dtype, std::to_string(static_cast<int>(wht_options.order)),
+                      std::to_string(static_cast<int>(wht_options.normalization)),
+                      std::to_string(static_cast<int>(wht_options.accumulation))});
     const distributed::Options options = options_of(args, compute);
     const io::ArrayFileLayout layout = describe(input, compute);
     const DType dtype = compute.requested_dtype().value_or(layout.dtype);
@@ -237,6 +256,9 @@ int run_wht_distributed(const DistributedArgs& args, const std::string& input, c
 int run_dyadic_distributed(const DistributedArgs& args, const std::string& first_path, const std::string* second_path,
                            const std::string& output, const ComputeOptions& compute) {
   return on_every_rank([&](const MpiSession& session) {
+    agree_on_command({second_path != nullptr ? "dyadic conv" : "dyadic autocorr", first_path,
+                      second_path != nullptr ? *second_path : "", output, args.exchange, compute.backend, compute.variant,
+                      compute.device, compute.dtype});
     const distributed::Options options = options_of(args, compute);
     const io::ArrayFileLayout f = describe(first_path, compute);
     const std::optional<io::ArrayFileLayout> g =
@@ -244,6 +266,10 @@ int run_dyadic_distributed(const DistributedArgs& args, const std::string& first
     DType dtype = f.dtype;
     if (const auto wanted = compute.requested_dtype()) {
       dtype = *wanted;
+    } else if (f.dtype == DType::float16 || f.dtype == DType::bfloat16) {  // named as in memory
+      refuse_storage_type(f.dtype, first_path + ": ");
+    } else if (g && (g->dtype == DType::float16 || g->dtype == DType::bfloat16)) {
+      refuse_storage_type(g->dtype, *second_path + ": ");
     } else if (g && g->dtype != f.dtype) {
       usage_error(first_path + " is " + std::string(to_string(f.dtype)) + " and " + *second_path + " is " +
                   std::string(to_string(g->dtype)) + ": give --dtype to compute both in one type");
