@@ -28,7 +28,7 @@ import statistics
 import sys
 import time
 
-ALGORITHMS = ["direct", "im2col_gemm", "fft2d", "winograd", "polyhankel", "auto"]
+ALGORITHMS = ["direct", "im2col_gemm", "fft2d", "winograd", "polyhankel", "polyhankel_merged", "auto"]
 
 
 def sweeps(quick: bool):

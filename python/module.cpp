@@ -898,7 +898,7 @@ void bind_conv2d(nb::module_& m, const char* suffix) {
             const auto parsed = fastconv::parse_conv2d_algorithm(algorithm);
             if (!parsed)
               throw Error(ErrorCode::invalid_argument, "unknown conv2d algorithm '" + std::string(algorithm) +
-                                                           "': use auto, direct, im2col_gemm, fft2d, winograd or polyhankel");
+                                                           "': use " + fastconv::conv2d_algorithm_names());
             fastconv::Conv2dShape shape;
             shape.batch = batch;
             shape.channels = weights.shape(1);

@@ -75,7 +75,8 @@ constexpr double kTolerance = sizeof(T) == 4 ? 2e-5 : 1e-12;
 /// tile's values and is larger. These algorithms are held to the largest Σ|x||w| of the call
 /// as well as their own.
 bool spreads_error(Conv2dAlgorithm a) {
-  return a == Conv2dAlgorithm::fft2d || a == Conv2dAlgorithm::polyhankel || a == Conv2dAlgorithm::winograd;
+  return a == Conv2dAlgorithm::fft2d || a == Conv2dAlgorithm::polyhankel ||
+         a == Conv2dAlgorithm::polyhankel_merged || a == Conv2dAlgorithm::winograd;
 }
 
 template <class T>
@@ -167,9 +168,9 @@ std::vector<Conv2dShape> random_shapes(std::mt19937_64& rng, int count) {
   return shapes;
 }
 
-const std::vector<Conv2dAlgorithm> kAlgorithms = {Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
-                                                  Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd,
-                                                  Conv2dAlgorithm::polyhankel};
+const std::vector<Conv2dAlgorithm> kAlgorithms = {Conv2dAlgorithm::direct,     Conv2dAlgorithm::im2col_gemm,
+                                                  Conv2dAlgorithm::fft2d,      Conv2dAlgorithm::winograd,
+                                                  Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged};
 
 class Conv2dAlgorithmTest : public ::testing::TestWithParam<Conv2dAlgorithm> {};
 
@@ -220,9 +221,11 @@ TEST(Conv2dShapeTest, OutputExtentsAndSizes) {
 
 TEST(Conv2dNamesTest, RoundTripAndAliases) {
   for (auto a : {Conv2dAlgorithm::auto_, Conv2dAlgorithm::direct, Conv2dAlgorithm::im2col_gemm,
-                 Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd, Conv2dAlgorithm::polyhankel})
+                 Conv2dAlgorithm::fft2d, Conv2dAlgorithm::winograd, Conv2dAlgorithm::polyhankel,
+                 Conv2dAlgorithm::polyhankel_merged})
     EXPECT_EQ(fastconv::parse_conv2d_algorithm(fastconv::to_string(a)), a);
   EXPECT_EQ(fastconv::parse_conv2d_algorithm("im2col-gemm"), Conv2dAlgorithm::im2col_gemm);
+  EXPECT_EQ(fastconv::parse_conv2d_algorithm("polyhankel-merged"), Conv2dAlgorithm::polyhankel_merged);
   EXPECT_EQ(fastconv::parse_conv2d_algorithm("poly-hankel"), std::nullopt);
   EXPECT_EQ(fastconv::parse_conv2d_algorithm(""), std::nullopt);
 }
@@ -297,8 +300,9 @@ TEST(Conv2dErrorsTest, WorkBeyondMemoryOrFftExtentsIsRefusedBeforeAllocating) {
   // auto has no room to race: direct, whose work space is a few rows per thread, unmeasured.
   EXPECT_EQ(fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::auto_).algorithm(), Conv2dAlgorithm::direct);
   // PolyHankel's polynomial has about 2^40 terms, and 2^37 in the thinnest of its bands.
-  expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, Conv2dAlgorithm::polyhankel); },
-               ErrorCode::unsupported, "is beyond the FFT library's longest, 2147483647");
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
+    expect_error([&] { fastconv::Conv2dPlan<float>(huge, w, {}, algorithm); }, ErrorCode::unsupported,
+                 "is beyond the FFT library's longest, 2147483647");
   // An output plane of 46341^2 > 2^31 - 1 pixels: beyond the int of OpenBLAS's GEMM row stride,
   // which had been cast to a negative int (the GEMM refused it and the output kept its bias).
   const Conv2dShape plane{1, 1, 46341, 46341, 1, 1, 1, {}};
@@ -307,7 +311,8 @@ TEST(Conv2dErrorsTest, WorkBeyondMemoryOrFftExtentsIsRefusedBeforeAllocating) {
   // One padded row of 2^31 + 4 points: a few GB, but beyond FFTW's int for either FFT algorithm.
   const Conv2dShape wide{1, 1, 1, 4, 1, 1, 1, {0, 0, std::size_t{1} << 31, 0}};
   const std::vector<float> one(1, 1.0f);
-  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+  for (const Conv2dAlgorithm algorithm :
+       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
     expect_error([&] { fastconv::Conv2dPlan<float>(wide, one, {}, algorithm); }, ErrorCode::unsupported,
                  "points along one dimension is beyond the FFT library's longest, 2147483647");
 }
@@ -467,7 +472,8 @@ TEST(Conv2dSpectralTest, FusedOneChannelAndOneFilterPathsAreExact) {
                                 Conv2dShape{1, 1, 6, 11, 1, 4, 4, {2, 2, 0, 3}},  // C = K = 1, one image
                                 Conv2dShape{4, 5, 8, 6, 1, 2, 3, {0, 1, 1, 0}},   // K = 1
                                 Conv2dShape{1, 4, 7, 7, 1, 3, 3, {1, 1, 1, 1}}};  // K = 1, one image
-  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+  for (const Conv2dAlgorithm algorithm :
+       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
     for (const Conv2dShape& s : shapes)
       for (int threads = 1; threads <= 3; ++threads) {
         const auto x = random_values<double>(s.input_size(), rng), w = random_values<double>(s.weight_size(), rng);
@@ -519,7 +525,8 @@ void check_extreme_range() {
   const Conv2dShape shapes[] = {Conv2dShape{2, 1, 9, 7, 3, 3, 2, {1, 0, 2, 1}},     // C = 1
                                 Conv2dShape{3, 4, 8, 6, 1, 2, 3, {0, 1, 1, 0}},     // K = 1
                                 Conv2dShape{2, 3, 64, 64, 2, 3, 3, {1, 1, 1, 1}}};  // the channel sum
-  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+  for (const Conv2dAlgorithm algorithm :
+       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
     for (const Conv2dShape& s : shapes)
       for (const Scales& scale : scales) {
         auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
@@ -559,7 +566,8 @@ void check_spread_of_scales() {
   const Conv2dShape shapes[] = {Conv2dShape{2, 1, 4, 4, 2, 3, 3, {1, 1, 1, 1}},    // C = 1
                                 Conv2dShape{2, 3, 9, 7, 1, 2, 2, {0, 1, 1, 0}},    // K = 1
                                 Conv2dShape{2, 3, 12, 10, 2, 3, 3, {1, 1, 1, 1}}}; // the channel sum
-  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel})
+  for (const Conv2dAlgorithm algorithm :
+       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
     for (const Conv2dShape& s : shapes) {
       auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
       const std::size_t image = s.channels * s.height * s.width;
@@ -622,7 +630,7 @@ namespace {
 using fastconv::Backend;
 
 TEST(Conv2dBackendTest, EachBackendListsWhatItComputes) {
-  EXPECT_EQ(fastconv::conv2d_algorithms("cpu").size(), 6u);
+  EXPECT_EQ(fastconv::conv2d_algorithms("cpu").size(), 7u);
   EXPECT_EQ(fastconv::conv2d_algorithms("reference"),
             (std::vector<Conv2dAlgorithm>{Conv2dAlgorithm::auto_, Conv2dAlgorithm::direct}));
   EXPECT_EQ(fastconv::conv2d_algorithms("cuda"),

@@ -18,7 +18,11 @@
 //                (image, channel) pair, computed with 1-D real FFTs whose length is chosen by measurement;
 //                with large kernel spectra or long transforms, in row bands (overlap-save) whose
 //                height is measured too
-//   auto_        the fastest of the applicable ones, measured once per (shape, type, threads);
+//   polyhankel_merged  seed 002's other option for several channels: an image's channels merged
+//                into one polynomial (stacked, each with its padding rows), one FFT about C times
+//                as long per image and per filter, the channel sum made by the product itself;
+//                the paper found it slower and so does docs/benchmarks.md (auto does not race it)
+//   auto_        the fastest of the applicable ones but polyhankel_merged, measured once per (shape, type, threads);
 //                those whose work space does not fit in memory are left out, and without room
 //                for the race's sample input and output, direct is taken unmeasured
 //
@@ -81,12 +85,14 @@ struct Conv2dShape {
   friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
 };
 
-enum class Conv2dAlgorithm { auto_, direct, im2col_gemm, fft2d, winograd, polyhankel };
+enum class Conv2dAlgorithm { auto_, direct, im2col_gemm, fft2d, winograd, polyhankel, polyhankel_merged };
 
-/// "auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel".
+/// "auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel", "polyhankel_merged".
 std::string_view to_string(Conv2dAlgorithm algorithm) noexcept;
-/// The names of to_string, and "im2col-gemm"; nullopt for anything else.
+/// The names of to_string, "im2col-gemm" and "polyhankel-merged"; nullopt for anything else.
 std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noexcept;
+/// Every algorithm's name, for messages: "auto, direct, …, polyhankel or polyhankel_merged".
+std::string conv2d_algorithm_names();
 
 /// The FFT library behind the cpu backend's fft2d and polyhankel, a build choice (FASTCONV_FFT):
 /// FFTW's version string ("fftw-3.3.10-sse2-avx", naming its SIMD codelets) or

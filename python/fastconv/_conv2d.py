@@ -13,7 +13,7 @@ from . import _arrays, _fastconv
 PaddingLike = Union[int, str, Sequence[int]]
 BackendLike = Union[str, _fastconv.Backend]
 
-ALGORITHMS = ("auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel")
+ALGORITHMS = ("auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel", "polyhankel_merged")
 
 
 def _invalid(message: str) -> Exception:
@@ -239,7 +239,7 @@ def conv2d(
     x: (N, C, H, W) or (C, H, W); weights: (K, C, Kh, Kw); bias: (K,) or None. padding: p,
     (ph, pw), (top, bottom, left, right), "valid" or "same". algorithm: "auto" (the fastest for
     the shape, measured once per process), "direct", "im2col_gemm", "fft2d", "winograd" (3x3
-    only) or "polyhankel" (seed 002). Computed in float32 if every operand is float32 (or
+    only), "polyhankel" (seed 002) or "polyhankel_merged" (seed 002's merged channels). Computed in float32 if every operand is float32 (or
     float16, bfloat16), else in float64. Returns x's kind of array (NumPy, PyTorch tensor, ...) on x's device; use
     Conv2dPlan to convolve many inputs with the same weights.
 

@@ -102,6 +102,7 @@ std::string_view to_string(Conv2dAlgorithm algorithm) noexcept {
     case Conv2dAlgorithm::fft2d: return "fft2d";
     case Conv2dAlgorithm::winograd: return "winograd";
     case Conv2dAlgorithm::polyhankel: return "polyhankel";
+    case Conv2dAlgorithm::polyhankel_merged: return "polyhankel_merged";
   }
   return "?";
 }
@@ -113,7 +114,16 @@ std::optional<Conv2dAlgorithm> parse_conv2d_algorithm(std::string_view name) noe
   if (name == "fft2d") return Conv2dAlgorithm::fft2d;
   if (name == "winograd") return Conv2dAlgorithm::winograd;
   if (name == "polyhankel") return Conv2dAlgorithm::polyhankel;
+  if (name == "polyhankel_merged" || name == "polyhankel-merged") return Conv2dAlgorithm::polyhankel_merged;
   return std::nullopt;
+}
+
+std::string conv2d_algorithm_names() {
+  const auto all = conv2d_algorithms("cpu");
+  std::string names;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(to_string(all[i]));
+  return names;
 }
 
 bool conv2d_supports(Conv2dAlgorithm algorithm, const Conv2dShape& shape) noexcept {
@@ -150,6 +160,7 @@ nn::KernelPtr<T> make_kernel(Conv2dAlgorithm algorithm, const nn::KernelArgs<T>&
     case Conv2dAlgorithm::fft2d: return nn::make_fft2d(args);
     case Conv2dAlgorithm::winograd: return nn::make_winograd(args);
     case Conv2dAlgorithm::polyhankel: return nn::make_polyhankel(args);
+    case Conv2dAlgorithm::polyhankel_merged: return nn::make_polyhankel_merged(args);
     case Conv2dAlgorithm::auto_: break;
   }
   throw Error(ErrorCode::invalid_argument, "conv2d: no kernel for algorithm auto");
@@ -295,7 +306,8 @@ void check_supported(const Backend& backend, Conv2dAlgorithm algorithm, const Co
 
 std::vector<Conv2dAlgorithm> conv2d_algorithms(std::string_view backend_name) {
   using A = Conv2dAlgorithm;
-  if (backend_name == "cpu") return {A::auto_, A::direct, A::im2col_gemm, A::fft2d, A::winograd, A::polyhankel};
+  if (backend_name == "cpu")
+    return {A::auto_, A::direct, A::im2col_gemm, A::fft2d, A::winograd, A::polyhankel, A::polyhankel_merged};
   if (backend_name == "reference") return {A::auto_, A::direct};
   if (backend_name == "cuda") return {A::auto_, A::polyhankel};
   return {};

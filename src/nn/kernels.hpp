@@ -82,6 +82,10 @@ template <class T> KernelPtr<T> make_winograd(const KernelArgs<T>& args);
 /// is 0 (cached per shape), no bands otherwise.
 template <class T>
 KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0, std::size_t band_rows = 0);
+/// seed 002's merged channels: polyhankel of each image's channels stacked into one
+/// (polyhankel_merged.cpp).
+template <class T>
+KernelPtr<T> make_polyhankel_merged(const KernelArgs<T>& args);
 
 /// Row stride S of the polynomial: the image rows with at least max(left, right) zeros
 /// between them, which serve as one row's right padding and the next row's left padding.

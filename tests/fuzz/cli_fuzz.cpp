@@ -32,7 +32,7 @@ const std::set<std::string, std::less<>> kWords = {
     "hadamard", "sequency", "paley", "none", "orthonormal", "inverse", "auto", "reference", "cpu", "opencl", "cuda",
     "float32", "float64", "int32", "int64", "float16", "bfloat16", "f2", "half", "bf16", "polynomial", "hex",
     "values", "fourier_coefficient", "absolute_bias", "bias", "correlation", "direct", "im2col_gemm", "im2col-gemm",
-    "fft2d", "winograd", "polyhankel", "aes", "present", "textbook", "portable", "sse4", "avx2", "avx2_128", "avx512", "radix4",
+    "fft2d", "winograd", "polyhankel", "polyhankel_merged", "aes", "present", "textbook", "portable", "sse4", "avx2", "avx2_128", "avx512", "radix4",
     // outputs
     "out.txt", "out.csv", "out.npy", "out.bin", "out.raw", "out.xyz", "out", "OUT.NPY"};
 

@@ -15,7 +15,8 @@ using namespace fastconv;
 
 namespace {
 
-constexpr std::array<const char*, 6> kAlgorithms = {"auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel"};
+constexpr std::array<const char*, 7> kAlgorithms = {"auto",     "direct",     "im2col_gemm",      "fft2d",
+                                                    "winograd", "polyhankel", "polyhankel_merged"};
 constexpr std::array<const char*, 3> kTypes = {"", "float32", "float64"};
 constexpr DType kOutputTypes[] = {DType::float32, DType::float64};
 // Small paddings (top, bottom, left, right), and some whose padded sizes overflow 64 bits.

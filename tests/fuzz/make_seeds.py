@@ -184,7 +184,7 @@ def piece(data):
 
 
 def conv2d_seeds():
-    # Byte 0: algorithm (auto, direct, im2col_gemm, fft2d, winograd, polyhankel) + 6 * dtype
+    # Byte 0: algorithm (auto, direct, im2col_gemm, fft2d, winograd, polyhankel, polyhankel_merged) + 7 * dtype
     # (none, float32, float64); byte 1: padding index (% 8), 0x80 bias, 0x40 output to stdout.
     x4 = npy("<f4", (1, 2, 4, 4), values("f", [i / 8 for i in range(32)]))
     x3 = npy("<f8", (2, 3, 3), values("d", [i - 9 for i in range(18)]))
@@ -193,17 +193,17 @@ def conv2d_seeds():
     wx3 = npy("<f8", (1, 2, 2, 2), values("d", [1] * 8))
     b = npy("<f4", (2,), values("f", [1, -1]))
     s = {}
-    for algorithm in range(6):
+    for algorithm in range(7):
         s[f"alg{algorithm}"] = bytes([algorithm, 1 | 0x80]) + piece(x4) + piece(w) + b
     s["stdout"] = bytes([1, 0x40]) + piece(x4) + piece(w1)
-    s["3d"] = bytes([1 + 6 * 2, 0]) + piece(x3) + piece(wx3)
+    s["3d"] = bytes([1 + 7 * 2, 0]) + piece(x3) + piece(wx3)
     s["channels-mismatch"] = bytes([1, 0]) + piece(x4) + piece(wx3)
     s["kernel-too-big"] = bytes([1, 0]) + piece(npy("<f4", (1, 1, 2, 2), values("f", [1] * 4))) + piece(
         npy("<f4", (1, 1, 3, 3), values("f", [1] * 9)))
     s["bias-shape"] = bytes([1, 0x80]) + piece(x4) + piece(w) + npy("<f4", (3,), values("f", [1, 2, 3]))
     s["int-tensors"] = bytes([1, 1]) + piece(npy("<i4", (1, 1, 2, 2), values("i", [1, 2, 3, 4]))) + piece(
         npy("<i8", (1, 1, 1, 1), values("q", [3])))
-    s["dtype-int"] = bytes([1 + 6, 0]) + piece(x4) + piece(w)
+    s["dtype-int"] = bytes([1 + 7, 0]) + piece(x4) + piece(w)
     for index in (5, 6, 7):
         s[f"padding-overflow-{index}"] = bytes([1, index]) + piece(x4) + piece(w)
     s["weights-2d"] = bytes([1, 0]) + piece(x4) + piece(npy("<f4", (2, 2), values("f", [1] * 4)))

@@ -10,7 +10,7 @@ import scipy.signal
 import fastconv
 
 rng = np.random.default_rng(5)
-ALGORITHMS = ["auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel"]
+ALGORITHMS = ["auto", "direct", "im2col_gemm", "fft2d", "winograd", "polyhankel", "polyhankel_merged"]
 
 
 def reference_conv2d(x, w, bias=None, padding=(0, 0, 0, 0)):

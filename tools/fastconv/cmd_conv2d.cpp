@@ -70,8 +70,7 @@ DType compute_type(const Conv2dArgs& args, const io::Tensor& x, const io::Tensor
 int run_conv2d(const Conv2dArgs& args) {
   const auto algorithm = parse_conv2d_algorithm(args.algorithm);
   if (!algorithm)
-    usage_error("--algorithm: unknown algorithm '" + args.algorithm +
-                "': use auto, direct, im2col_gemm, fft2d, winograd or polyhankel");
+    usage_error("--algorithm: unknown algorithm '" + args.algorithm + "': use " + fastconv::conv2d_algorithm_names());
   check_conv2d_backend(args.backend, *algorithm);  // before the tensors are read
   // Made before the tensors are read too: a missing CUDA device is reported at once.
   const Backend backend = Backend::from_name(args.backend, args.threads, "", args.device);
@@ -157,8 +156,8 @@ void add_conv2d_command(CLI::App& app, Action& action) {
   c->add_option("--padding", args->padding,
                 "Zero padding: P on every side, or T,B,L,R (top, bottom, left, right) [default: 0]");
   c->add_option("--algorithm", args->algorithm,
-                "auto (the fastest for the shape, measured once), direct, im2col_gemm, fft2d, winograd (3x3 only) or "
-                "polyhankel (seed 002) [default: auto]");
+                "auto (the fastest for the shape, measured once), direct, im2col_gemm, fft2d, winograd (3x3 only), "
+                "polyhankel (seed 002) or polyhankel_merged (seed 002's merged channels) [default: auto]");
   c->add_option("--backend", args->backend,
                 "auto (= cpu), cpu, reference (direct on one thread) or cuda (polyhankel with cuFFT) [default: auto]");
   c->add_option("--device", args->device, "CUDA device N for --backend cuda (default: FASTCONV_CUDA_DEVICE, else 0)");
