@@ -980,10 +980,15 @@ void bind_backend(nb::module_& m) {
           "name"_a = "auto", "threads"_a = 0, "variant"_a = "", "device"_a = "")
       .def_prop_ro("name", &Backend::name)
       .def_prop_ro("variant", &Backend::variant)
+      .def_prop_ro("threads", &Backend::threads, "The cpu backend's threads as given (0: all cores); 1 for the others.")
+      .def_prop_ro("device", &Backend::device, "The device id (\"P:D\" for opencl, \"N\" for cuda); \"\" for cpu and reference.")
       .def("variants", &Backend::variants, "Every variant this backend offers here, slowest first.")
       .def("description", &Backend::description)
-      .def("__repr__", [](const Backend& b) {
-        return "Backend(\"" + std::string(b.name()) + "\", variant=\"" + std::string(b.variant()) + "\")";
+      .def("__repr__", [](const Backend& b) {  // what makes the same backend again
+        std::string repr = "Backend(\"" + std::string(b.name()) + "\", variant=\"" + std::string(b.variant()) + "\"";
+        if (const std::string device = b.device(); !device.empty()) repr += ", device=\"" + device + "\"";
+        if (b.name() == "cpu" && b.threads() > 0) repr += ", threads=" + std::to_string(b.threads());
+        return repr + ")";
       });
   m.def("backends", &Backend::names, "Backend names this build accepts, \"auto\" first.");
   m.def("variants", &Backend::variants_of, "name"_a, "The variants backend `name` offers, slowest first.");

@@ -387,6 +387,27 @@ TEST_P(DeviceBackend, FastLaunchesPerTransformWithinTheBound) {
   }
 }
 
+// Backend::device() names the device as from_name() takes it: every device opens as itself.
+TEST_P(DeviceBackend, DeviceIdOpensTheSameDevice) {
+  const std::string backend = GetParam();
+  SKIP_WITHOUT(backend);
+  for (const auto& d : fastconv::devices()) {
+    if (d.backend != backend) continue;
+    const Backend b = Backend::from_name(backend, 0, "", d.id);
+    EXPECT_EQ(b.device(), d.id);
+    EXPECT_EQ(Backend::from_name(backend, 0, "", b.device()).description(), b.description());
+  }
+}
+
+TEST(HostBackends, HaveNoDeviceAndTheirThreadsAsGiven) {
+  EXPECT_EQ(Backend::cpu().device(), "");
+  EXPECT_EQ(Backend::reference().device(), "");
+  EXPECT_EQ(Backend::cpu().threads(), 0);
+  EXPECT_EQ(Backend::cpu(3).threads(), 3);
+  EXPECT_EQ(Backend::from_name("cpu", 2, "portable").threads(), 2);
+  EXPECT_EQ(Backend::reference().threads(), 1);
+}
+
 TEST_P(DeviceBackend, UnknownVariantAndDeviceAreUsageErrors) {
   const std::string backend = GetParam();
   try {

@@ -107,6 +107,11 @@ class Backend {
   [[nodiscard]] std::vector<std::string> variants() const;
   /// One line about what the backend runs on, e.g. "cpu: AVX2+FMA kernels, 2 threads".
   [[nodiscard]] std::string description() const;
+  /// The device it runs on, as from_name() takes it ("P:D" for opencl, "N" for cuda); "" for
+  /// the host backends.
+  [[nodiscard]] std::string device() const;
+  /// The cpu backend's thread count as given (0: OpenMP's default, all cores); 1 for the others.
+  [[nodiscard]] int threads() const noexcept;
   /// Device time spent through this handle and its copies (zero for host backends). Safe to
   /// call while other threads compute.
   [[nodiscard]] DeviceTimings timings() const;

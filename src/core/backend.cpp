@@ -132,6 +132,8 @@ std::vector<Device> devices() {
 
 std::string_view Backend::name() const noexcept { return impl_->name(); }
 std::string Backend::description() const { return impl_->description(); }
+std::string Backend::device() const { return impl_->device(); }
+int Backend::threads() const noexcept { return impl_->threads(); }
 std::string_view Backend::variant() const noexcept { return impl_->variant(); }
 std::vector<std::string> Backend::variants() const { return impl_->variants(); }
 DeviceTimings Backend::timings() const { return impl_->timings(); }

@@ -180,6 +180,8 @@ class BackendImpl {
   virtual ~BackendImpl() = default;
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   [[nodiscard]] virtual std::string description() const = 0;
+  /// Backend::device(): the device id of a device backend, "" for a host one.
+  [[nodiscard]] virtual std::string device() const { return {}; }
   [[nodiscard]] virtual std::string_view variant() const noexcept = 0;
   /// Every variant this backend offers on this machine, slowest first.
   [[nodiscard]] virtual std::vector<std::string> variants() const = 0;

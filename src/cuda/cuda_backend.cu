@@ -531,6 +531,7 @@ class CudaBackend final : public detail::BackendImpl {
     return "cuda: " + d.name + " (device " + d.id + ", " + std::to_string(d.compute_units) + " SMs, " +
            std::to_string(d.global_memory_bytes >> 20) + " MiB)";
   }
+  std::string device() const override { return dev_->info.id; }
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
     const DeviceScope device = select();
     return detail::make_for_word<CudaWht, detail::WhtKernel, U128>(word, *dev_, counters_, variant_, log2n, order);

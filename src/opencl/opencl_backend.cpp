@@ -424,12 +424,15 @@ class ClDyadic final : public detail::DyadicKernel {
                        spectrum ? spectrum->words : kMinDeviceSpectrumWords, scale, in);
       };
       if (ctx.can_wrap(out, bytes)) {  // CPU device: in place in `out`, no copies
+        const bool reads_x = x != out && engine_.reads_out_of_place() && ctx.can_wrap(x, bytes);  // the first pass
+        // x is copied into `out` before a buffer wraps it: an implementation may take the host
+        // memory's contents when a CL_MEM_USE_HOST_PTR buffer is made.
+        if (x != out && !reads_x) std::memcpy(out, x, bytes);
         const cl::Buffer wrapped(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, out);
-        if (x != out && engine_.reads_out_of_place() && ctx.can_wrap(x, bytes)) {  // the first pass reads x
+        if (reads_x) {
           const cl::Buffer input = read_only(ctx, x, bytes);
           middle(wrapped, &input);
         } else {
-          if (x != out) std::memcpy(out, x, bytes);
           middle(wrapped);
         }
         synchronise(rec, engine_.ctx(), wrapped, bytes);
@@ -476,6 +479,7 @@ class OpenClBackend final : public detail::BackendImpl {
     const Device& d = ctx_->info();
     return "opencl: " + d.name + " (" + d.type + ", device " + d.id + " of " + d.platform + ")";
   }
+  std::string device() const override { return ctx_->info().id; }
 
   std::unique_ptr<detail::WhtKernel> make_wht(int log2n, Word word, Order order) const override {
     return std::make_unique<ClWht>(ctx_, counters_, variant_, log2n, word, order);

@@ -432,6 +432,14 @@ def test_backends_and_devices():
     assert isinstance(fastconv.devices(), list)
     assert fastconv.Backend("reference").name == "reference"
     assert "textbook" in fastconv.variants("reference")
+    # repr makes the same backend again, its device included (it had been left out)
+    for device in fastconv.devices():
+        b = fastconv.Backend(device["backend"], device=device["id"])
+        assert b.device == device["id"] and f'device="{device["id"]}"' in repr(b)
+        again = eval(repr(b), {"Backend": fastconv.Backend})
+        assert again.device == b.device and again.variant == b.variant
+    assert repr(fastconv.Backend("cpu", variant="portable")) == 'Backend("cpu", variant="portable")'
+    assert repr(fastconv.Backend("cpu", threads=1, variant="sse4")) == 'Backend("cpu", variant="sse4", threads=1)'
     assert fastconv.__version__ == "0.1.0"
 
 
