@@ -1203,6 +1203,9 @@ TEST_F(CliDistributed, ErrorsComeOnceAndLeaveNoFile) {
   check(2, "dyadic conv --distributed x.npy big.npy out.npy", "give --dtype");
   check(2, "wht --distributed --exchange sideways x.npy out.npy", "unknown exchange 'sideways'");
   check(1, "wht --distributed - out.npy", "not standard input");
+  // Usage errors found before the ranks talk to each other: rank 0 alone prints them.
+  check(2, "wht --distributed --order bogus x.npy out.npy", "--order");
+  check(2, "wht --distributed --dtype int128 x.npy out.npy", "int128");
   check(1, "wht --exchange pairwise x.npy out.npy", "--exchange requires --distributed");
 }
 

@@ -3,6 +3,8 @@
 // Errors go to stderr as "fastconv: error: <message>".
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <iostream>
 #include <new>
 
@@ -10,8 +12,22 @@
 
 namespace {
 
+/// Whether this process is a rank other than 0 of an mpirun job (Open MPI, MPICH/Hydra or PMIx
+/// says so in its environment) running a --distributed command: the ranks' command lines are the
+/// same, so a usage error found before the ranks talk to each other is every rank's, and rank 0
+/// alone prints it (the errors after that are agreed and printed by rank 0 anyway).
+bool another_rank_prints(int argc, char** argv) {
+  if (std::none_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--distributed"; }))
+    return false;
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(variable); rank != nullptr) return std::string_view(rank) != "0";
+  return false;
+}
+
+bool quiet = false;  ///< another_rank_prints() for this run
+
 int fail(const std::string& message, int code) {
-  std::cerr << "fastconv: error: " << message << '\n';
+  if (!quiet) std::cerr << "fastconv: error: " << message << '\n';
   return code;
 }
 
@@ -31,6 +47,7 @@ int fastconv::cli::run(int argc, char** argv) {
   using namespace fastconv;
   std::cout.clear();  // a failed write is the run's own (the fuzz target calls run() again and again)
   std::clearerr(stdout);
+  quiet = another_rank_prints(argc, argv);
   CLI::App app{"fastconv — fast Walsh–Hadamard transform, dyadic convolution, Boolean function and S-box analysis, 2-D NN convolution", "fastconv"};
   app.set_version_flag("--version", "fastconv " + std::string(version()));
   app.require_subcommand(1);
