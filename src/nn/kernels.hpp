@@ -79,9 +79,11 @@ template <class T> KernelPtr<T> make_winograd(const KernelArgs<T>& args);
 /// fft_length = 0: chosen by measurement (cached per shape); otherwise that length, which
 /// must be at least polyhankel_min_length(shape, band_rows) (tests use it to check the bound).
 /// band_rows: output rows per band (≥ Oh: no bands); 0: chosen by measurement when fft_length
-/// is 0 (cached per shape), no bands otherwise.
+/// is 0 (cached per shape), no bands otherwise. quick_plan: an estimated FFT plan, made in
+/// milliseconds, even where a measured one would pay.
 template <class T>
-KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0, std::size_t band_rows = 0);
+KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length = 0, std::size_t band_rows = 0,
+                             bool quick_plan = false);
 /// seed 002's merged channels: polyhankel of each image's channels stacked into one
 /// (polyhankel_merged.cpp).
 template <class T>

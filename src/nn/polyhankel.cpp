@@ -322,12 +322,14 @@ std::size_t choose_band_rows(const KernelArgs<T>& args) {
 }  // namespace
 
 template <class T>
-KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows) {
+KernelPtr<T> make_polyhankel(const KernelArgs<T>& args, std::size_t fft_length, std::size_t band_rows,
+                             bool quick_plan) {
   if (band_rows == 0) band_rows = fft_length == 0 ? choose_band_rows(args) : args.shape.out_height();
-  return polyhankel_kernel(args, fft_length, band_rows, std::nullopt, KernelSpectra::of_weights);
+  return polyhankel_kernel(args, fft_length, band_rows, quick_plan ? std::optional(FftPlanning::quick) : std::nullopt,
+                           KernelSpectra::of_weights);
 }
 
-template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t, std::size_t);
-template KernelPtr<double> make_polyhankel(const KernelArgs<double>&, std::size_t, std::size_t);
+template KernelPtr<float> make_polyhankel(const KernelArgs<float>&, std::size_t, std::size_t, bool);
+template KernelPtr<double> make_polyhankel(const KernelArgs<double>&, std::size_t, std::size_t, bool);
 
 }  // namespace fastconv::nn

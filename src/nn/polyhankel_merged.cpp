@@ -19,6 +19,7 @@
 #include "core/memory.hpp"
 #include "nn/fft.hpp"
 #include "nn/kernels.hpp"
+#include "nn/lengths.hpp"
 
 namespace fastconv::nn {
 namespace {
@@ -40,7 +41,12 @@ class MergedChannels final : public Conv2dKernel<T> {
     KernelArgs<T> inner = args;
     inner.shape = merged_;
     inner.weights = weights;
-    inner_ = make_polyhankel(inner);  // (its refusals before the stacked input is allocated)
+    // The paper's plain form: the next even 7-smooth length, untimed, no row bands, and an
+    // estimated FFT plan. Each shape's merged length is its own, C times polyhankel's: timing
+    // candidate lengths and measuring FFTW's plan took most of a plan's time (0.1–2 s a length
+    // here, minutes under emulation). Its refusals come before the stacked input is allocated.
+    inner_ = make_polyhankel(inner, smooth_fft_extent(polyhankel_min_length(merged_), true), merged_.out_height(),
+                             /*quick_plan=*/true);
     stacked_ = AlignedArray<T>(merged_.input_size());  // the padding rows stay zero
   }
 
