@@ -120,6 +120,31 @@ void store_exact(std::span<const W> ring, int log2n, std::span<T> out, std::stri
   for (std::size_t t = 0; t < ring.size(); ++t) out[t] = static_cast<T>(signed_value(ring[t]) >> log2n);
 }
 
+/// An exact integer dyadic operation `op` into `out`, in the ring its result's bound calls for:
+/// in the 64-bit ring, int64 data in the caller's words (`in_place(words)` writes N·C into
+/// `out`'s), other data through `in_ring.template operator()<W>()`, which returns N·C in ring
+/// words W; N·C is then divided by N into `out`, checked.
+template <class T, class InPlace, class InRing>
+void exact_dyadic(u128 bound, int log2n, std::span<T> out, std::string_view op, const InPlace& in_place,
+                  const InRing& in_ring) {
+  const auto through_ring = [&]<class W>() {
+    const auto words = in_ring.template operator()<W>();
+    store_exact<T>(std::span<const W>(words), log2n, out, op);
+  };
+  switch (choose_ring(bound, log2n)) {
+    case Ring::u64:
+      if constexpr (std::is_same_v<T, std::int64_t>) {
+        in_place(ring_words(out).data());
+        store_exact<T>(std::span<const std::uint64_t>(ring_words(out)), log2n, out, op);
+      } else {
+        through_ring.template operator()<std::uint64_t>();
+      }
+      break;
+    case Ring::u128: through_ring.template operator()<u128>(); break;
+    case Ring::none: throw_too_wide(op, type_name<T>(), bound, log2n);
+  }
+}
+
 /// The spectrum of `values` in words W; floats go straight from the caller's data, integers
 /// through a sign-extended copy in the ring.
 template <class W, class T>
@@ -214,24 +239,12 @@ void convolve(std::span<const T> f, std::span<const T> g, std::span<T> out, cons
   } else if constexpr (std::is_floating_point_v<T>) {
     convolve_words<T>(b, f, g, out.data());
   } else {
-    const std::string_view op = "dyadic convolution";
-    const auto in_ring = [&]<class W>() {
-      const auto words = convolve_in_ring<W>(b, f, g);
-      store_exact<T>(std::span<const W>(words), log2n, out, op);
-    };
-    const u128 bound = convolution_bound(f, g);
-    switch (choose_ring(bound, log2n)) {
-      case Ring::u64:
-        if constexpr (std::is_same_v<T, std::int64_t>) {
-          convolve_words<std::uint64_t>(b, ring_words(f), ring_words(g), ring_words(out).data());
-          store_exact<T>(std::span<const std::uint64_t>(ring_words(out)), log2n, out, op);
-        } else {
-          in_ring.template operator()<std::uint64_t>();
-        }
-        break;
-      case Ring::u128: in_ring.template operator()<u128>(); break;
-      case Ring::none: throw_too_wide(op, type_name<T>(), bound, log2n);
-    }
+    exact_dyadic(
+        convolution_bound(f, g), log2n, out, "dyadic convolution",
+        [&](std::uint64_t* words) {
+          if constexpr (std::is_same_v<T, std::int64_t>) convolve_words<std::uint64_t>(b, ring_words(f), ring_words(g), words);
+        },
+        [&]<class W>() { return convolve_in_ring<W>(b, f, g); });
   }
 }
 
@@ -248,25 +261,17 @@ void autocorrelate(std::span<const T> f, std::span<T> out, const DyadicOptions& 
   } else if constexpr (std::is_floating_point_v<T>) {
     b.make_dyadic(log2n, word_of<T>)->autocorrelate(f.data(), out.data(), scale);
   } else {
-    const std::string_view op = "dyadic autocorrelation";
-    const auto in_ring = [&]<class W>() {
-      auto words = to_words<W>(f, f.size());
-      b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), scale);
-      store_exact<T>(std::span<const W>(words), log2n, out, op);
-    };
-    const u128 bound = convolution_bound(f, f);
-    switch (choose_ring(bound, log2n)) {
-      case Ring::u64:
-        if constexpr (std::is_same_v<T, std::int64_t>) {
-          b.make_dyadic(log2n, Word::u64)->autocorrelate(ring_words(f).data(), ring_words(out).data(), scale);
-          store_exact<T>(std::span<const std::uint64_t>(ring_words(out)), log2n, out, op);
-        } else {
-          in_ring.template operator()<std::uint64_t>();
-        }
-        break;
-      case Ring::u128: in_ring.template operator()<u128>(); break;
-      case Ring::none: throw_too_wide(op, type_name<T>(), bound, log2n);
-    }
+    exact_dyadic(
+        convolution_bound(f, f), log2n, out, "dyadic autocorrelation",
+        [&](std::uint64_t* words) {
+          if constexpr (std::is_same_v<T, std::int64_t>)
+            b.make_dyadic(log2n, Word::u64)->autocorrelate(ring_words(f).data(), words, scale);
+        },
+        [&]<class W>() {
+          auto words = to_words<W>(f, f.size());
+          b.make_dyadic(log2n, word_of<W>)->autocorrelate(words.data(), words.data(), scale);
+          return words;
+        });
   }
 }
 
