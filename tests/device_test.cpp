@@ -186,6 +186,41 @@ void check_random_batches(const std::string& backend) {
   }
 }
 
+/// Every variant of `backend` against the reference: the sequency and Paley orders of every
+/// size up to 2^18 (every tile side of the reorder kernel, and many tiles), in batches of
+/// three rows; for int64, also operands whose bound needs the 128-bit ring.
+template <class T>
+void check_orders_in_batches(const std::string& backend) {
+  std::mt19937_64 rng(5);
+  for (const auto& variant : Backend::variants_of(backend)) {
+    const Backend cl = make(backend, variant);
+    const auto check = [&](int n, std::size_t rows, Order order, const std::vector<T>& x, const std::string& what) {
+      const std::size_t size = std::size_t{1} << n;
+      same_outcome(
+          [&](const Backend& b) {
+            auto y = x;
+            fastconv::wht(y, rows, size, size, {order, Normalization::none}, b);
+            return y;
+          },
+          cl, variant + " " + what + " n=" + std::to_string(n) + " " + std::string(to_string(order)));
+    };
+    for (int n = 0; n <= std::min(18, max_log2n()); ++n)
+      for (Order order : {Order::sequency, Order::paley})
+        check(n, 3, order, random_values<T>(std::size_t{3} << n, rng), "3 rows");
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      // ±2^50: a bound of 2^64 at n = 14, results near 2^59
+      std::vector<T> wide(std::size_t{2} << 14);
+      for (auto& v : wide) v = (rng() & 1) ? (T{1} << 50) : -(T{1} << 50);
+      for (Order order : {Order::sequency, Order::paley}) check(14, 2, order, wide, "128-bit ring, 2 rows");
+    }
+  }
+}
+
+TYPED_TEST(DeviceTyped, WhtOrdersOfEverySizeInBatches) {
+  DEVICE_CASE();
+  check_orders_in_batches<T>(backend);
+}
+
 TYPED_TEST(DeviceTyped, WhtEveryOrderAndNormalisationUpTo20) {
   DEVICE_CASE();
   check_wht_up_to_20<T>(backend);

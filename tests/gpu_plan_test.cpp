@@ -49,6 +49,54 @@ TEST(OpenClIndexing, NaturalIndexMatchesTheCpuOrders) {
     }
 }
 
+TEST(OpenClIndexing, ShortBitHelpersMatchTheirDefinitions) {
+  for (unsigned q = 0; q <= 8; ++q)
+    for (unsigned k = 0; k < (1u << q); ++k) {
+      ASSERT_EQ(cl_index::fc_reverse_short(k, q), fastconv::cpu::bit_reverse(k, static_cast<int>(q))) << q << " " << k;
+      unsigned inverse = 0;  // the number whose Gray code is k, by search
+      while ((inverse ^ (inverse >> 1)) != k) ++inverse;
+      ASSERT_EQ(cl_index::fc_gray_inverse_short(k), inverse);
+      ASSERT_EQ(cl_index::fc_gray_inverse(k), inverse);
+    }
+  for (unsigned bits = 0; bits <= 64; ++bits) {  // the loop-free reversal, up to 64 bits
+    const std::uint64_t k = 0x9e3779b97f4a7c15ull & (bits == 64 ? ~0ull : (std::uint64_t{1} << bits) - 1);
+    std::uint64_t want = 0;
+    for (unsigned i = 0; i < bits; ++i) want |= ((k >> i) & 1) << (bits - 1 - i);
+    ASSERT_EQ(cl_index::fc_bit_reverse(k, bits), want) << bits;
+  }
+}
+
+// reorder.cl's tiles, simulated: for every size, tile side and order, each output word is
+// written once, with natural coefficient fc_natural_index of its position.
+TEST(OpenClIndexing, ReorderTilesWriteEveryWordOnceFromItsNaturalIndex) {
+  for (unsigned bits = 0; bits <= 14; ++bits)
+    for (unsigned q = 0; 2 * q <= bits && q <= 5; ++q)
+      for (unsigned sequency = 0; sequency <= 1; ++sequency) {
+        const unsigned m = bits - 2 * q, side = 1u << q;
+        std::vector<std::int64_t> out(std::size_t{1} << bits, -1);
+        for (std::uint64_t natural_mid = 0; natural_mid < (std::uint64_t{1} << m); ++natural_mid) {
+          const std::uint64_t mid = cl_index::fc_bit_reverse(natural_mid, m);
+          const std::uint64_t gray_mid = sequency ? cl_index::fc_gray_inverse(mid) : mid;
+          for (unsigned a = 0; a < side; ++a)
+            for (unsigned lo = 0; lo < side; ++lo) {
+              const std::uint64_t block = cl_index::fc_order_block(a, gray_mid, m, sequency);
+              const unsigned lane = cl_index::fc_order_lane(lo, block, q, sequency);
+              // tile word (x, y) is natural word (x, natural_mid, y)
+              const std::uint64_t x = cl_index::fc_reverse_short(lane, q), y = cl_index::fc_reverse_short(a, q);
+              const std::uint64_t k = (block << q) + lo;
+              ASSERT_LT(k, out.size());
+              ASSERT_EQ(out[k], -1) << "written twice: bits=" << bits << " q=" << q << " k=" << k;
+              out[k] = static_cast<std::int64_t>((((x << m) | natural_mid) << q) | y);
+            }
+        }
+        for (std::size_t k = 0; k < out.size(); ++k)
+          ASSERT_EQ(static_cast<std::uint64_t>(out[k]), fastconv::cpu::natural_index(k, static_cast<int>(bits),
+                                                                                    sequency ? fastconv::Order::sequency
+                                                                                             : fastconv::Order::paley))
+              << "bits=" << bits << " q=" << q << " sequency=" << sequency << " k=" << k;
+      }
+}
+
 TEST(OpenClIndexing, InsertZeroBitsEnumeratesEachGroupOnce) {
   for (unsigned bits = 1; bits <= 8; ++bits)
     for (unsigned at = 0; at + bits <= 10; ++at) {

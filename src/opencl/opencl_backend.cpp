@@ -187,14 +187,27 @@ class Engine {
     for (std::size_t i = 0; i < count; ++i) fast_pass(rec, i, 0, false, x, x, x, 0, 1, 1.0);
   }
 
-  /// out ← the rows of `in` in sequency or Paley order.
+  /// out ← the rows of `in` in sequency or Paley order: one work-group per tile of 2^q × 2^q
+  /// words (reorder.cl), q ≤ 5 with the padded tile in at most half the local memory. A GPU
+  /// group has up to 256 work-items; a CPU device's, 2^(q+1), each doing 2^(q−1) words of the
+  /// tile (under PoCL at 2^22 floats, 13–22 ms against 16–41 ms with 256 or more work-items of
+  /// fewer words each: docs/benchmarks.md). Each work-item keeps one of the tile's columns.
   void reorder(Recorder& rec, const cl::Buffer& in, const cl::Buffer& out, std::size_t rows, Order order) {
-    cl::Kernel& k = kernel(sources::reorder, "gather_order", "-D FC_V=1");
+    cl::Kernel& k = kernel(sources::reorder, "tile_order", "-D FC_V=1");
+    const std::size_t kernel_limit =
+        guarded("querying the reorder kernel", [&] { return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx_->device()); });
+    const std::size_t most = std::bit_floor(std::min({std::size_t{256}, ctx_->info().max_work_group_size, kernel_limit}));
+    int q = std::min({log2n_ / 2, 5, std::countr_zero(most)});
+    const auto tile_bytes = [&] { return ((std::size_t{1} << q) + 1) * (std::size_t{1} << q) * word_bytes(); };
+    while (q > 0 && tile_bytes() > ctx_->info().local_memory_bytes / 2) --q;
+    const std::size_t group = std::min(std::size_t{1} << (ctx_->is_cpu() ? q + 1 : 2 * q), most);
     k.setArg(0, out);
     k.setArg(1, in);
     k.setArg(2, static_cast<cl_uint>(log2n_));
-    k.setArg(3, static_cast<cl_uint>(order == Order::sequency ? 1 : 2));
-    launch(*ctx_, rec, k, size(), rows);
+    k.setArg(3, static_cast<cl_uint>(q));
+    k.setArg(4, static_cast<cl_uint>(order == Order::sequency ? 1 : 0));
+    k.setArg(5, cl::Local(tile_bytes()));
+    launch(*ctx_, rec, k, (std::size_t{1} << (log2n_ - 2 * q)) * group, rows, group);
   }
 
  private:

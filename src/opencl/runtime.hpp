@@ -50,6 +50,7 @@ class DeviceContext {
 
   const cl::Context& context() const noexcept { return context_; }
   const cl::CommandQueue& queue() const noexcept { return queue_; }
+  const cl::Device& device() const noexcept { return device_; }
   const Device& info() const noexcept { return info_; }
   bool is_cpu() const noexcept { return info_.type == "cpu"; }
   std::size_t max_allocation() const noexcept { return max_allocation_; }
