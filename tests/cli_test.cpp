@@ -946,6 +946,32 @@ TEST_F(Cli, OpenClBackend) {
   }
 }
 
+// PoCL limited to work-groups of 1–4 items: every launch names its group size (left to PoCL,
+// seed 001's kernels failed an assertion inside it). Other platforms ignore the variable.
+TEST_F(Cli, OpenClWithTheSmallestWorkGroups) {
+  bool opencl = false;
+  for (const auto& d : fastconv::devices()) opencl = opencl || d.backend == "opencl";
+  if (!opencl) GTEST_SKIP() << "no OpenCL device found (install pocl-opencl-icd for the CPU)";
+  std::string values;
+  for (int i = 0; i < 64; ++i) values += std::to_string((i * 37) % 11 - 5) + " ";
+  write("f.txt", values);
+  write("g.txt", "1 0 2 0 -1 3 0 1");
+  const std::string wht = "wht f.txt --order sequency --backend ", conv = "dyadic conv f.txt g.txt --backend ";
+  const Result want_wht = run(wht + "reference"), want_conv = run(conv + "reference");
+  ASSERT_EQ(want_wht.code, 0) << want_wht.err;
+  ASSERT_EQ(want_conv.code, 0) << want_conv.err;
+  for (const char* limit : {"1", "4"})
+    for (const std::string variant : {"gajic2011", "fast"}) {
+      const std::string env = std::string("POCL_MAX_WORK_GROUP_SIZE=") + limit + " ";
+      const Result a = run(wht + "opencl --variant " + variant, "", env);
+      EXPECT_EQ(a.code, 0) << limit << " " << variant << ": " << a.err;
+      EXPECT_EQ(a.out, want_wht.out) << limit << " " << variant;
+      const Result b = run(conv + "opencl --variant " + variant, "", env);
+      EXPECT_EQ(b.code, 0) << limit << " " << variant << ": " << b.err;
+      EXPECT_EQ(b.out, want_conv.out) << limit << " " << variant;
+    }
+}
+
 TEST_F(Cli, CudaBackendWithoutAGpuSaysSo) {
   for (const auto& d : fastconv::devices())
     if (d.backend == "cuda") GTEST_SKIP() << "a CUDA device is present: the device tests cover it";

@@ -99,13 +99,21 @@ decltype(auto) on_queue(const DeviceContext& ctx, std::string_view doing, Body&&
   }
 }
 
-/// Launches `kernel` over `global` work-items (rounded to `local`) in dimension 0 and `rows`
-/// in dimension 1.
+/// The most work-items a group of `kernel` may have on ctx's device.
+std::size_t group_limit(const DeviceContext& ctx, const cl::Kernel& kernel) {
+  return std::min(ctx.info().max_work_group_size, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device()));
+}
+
+/// Launches `kernel` over `global` work-items in dimension 0, in groups of `local`, and `rows`
+/// in dimension 1. Without `local`, the groups are the largest power of two that divides
+/// `global` and that the device and the kernel allow: left to the implementation, PoCL fails
+/// an assertion when its work-groups are limited to 1–4 items (POCL_MAX_WORK_GROUP_SIZE).
 void launch(const DeviceContext& ctx, Recorder& rec, const cl::Kernel& kernel, std::size_t global, std::size_t rows = 1,
             std::size_t local = 0) {
   if (global == 0 || rows == 0) return;
+  if (local == 0) local = std::bit_floor(std::min(global & (~global + 1), group_limit(ctx, kernel)));
   const cl::NDRange range = rows > 1 ? cl::NDRange(global, rows) : cl::NDRange(global);
-  const cl::NDRange group = local == 0 ? cl::NullRange : rows > 1 ? cl::NDRange(local, 1) : cl::NDRange(local);
+  const cl::NDRange group = rows > 1 ? cl::NDRange(local, 1) : cl::NDRange(local);
   ctx.queue().enqueueNDRangeKernel(kernel, cl::NullRange, range, group, nullptr, rec.launch());
 }
 
@@ -194,9 +202,7 @@ class Engine {
   /// fewer words each: docs/benchmarks.md). Each work-item keeps one of the tile's columns.
   void reorder(Recorder& rec, const cl::Buffer& in, const cl::Buffer& out, std::size_t rows, Order order) {
     cl::Kernel& k = kernel(sources::reorder, "tile_order", "-D FC_V=1");
-    const std::size_t kernel_limit =
-        guarded("querying the reorder kernel", [&] { return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx_->device()); });
-    const std::size_t most = std::bit_floor(std::min({std::size_t{256}, ctx_->info().max_work_group_size, kernel_limit}));
+    const std::size_t most = std::bit_floor(std::min(std::size_t{256}, group_limit(*ctx_, k)));
     int q = std::min({log2n_ / 2, 5, std::countr_zero(most)});
     const auto tile_bytes = [&] { return ((std::size_t{1} << q) + 1) * (std::size_t{1} << q) * word_bytes(); };
     while (q > 0 && tile_bytes() > ctx_->info().local_memory_bytes / 2) --q;
