@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -305,6 +306,55 @@ TEST_F(OutOfCore, BadInputs) {
     EXPECT_NE(std::string(e.what()).find("needs tiles of 2^6 words"), std::string::npos) << e.what();
   }
   EXPECT_EQ(entries(), (std::vector<std::string>{"nan.npy", "x.npy"}));
+}
+
+// The budget a too-small-budget error names is the least that runs: one byte less gives the
+// same error. (For a short second operand, whose spectrum a larger budget keeps in memory with
+// two tiles beside it, the error had named the budget of three tiles with the spectrum in a file.)
+TEST_F(OutOfCore, TheBudgetAnErrorNamesIsTheLeastThatRuns) {
+  const auto least_named = [](const std::function<void(std::uint64_t)>& job, const std::string& what) {
+    try {
+      job(64);
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      const auto at = message.find("at least ");
+      if (e.code() != ErrorCode::invalid_argument || at == std::string::npos) {
+        ADD_FAILURE() << what << ": " << message;
+        return std::uint64_t{0};
+      }
+      return static_cast<std::uint64_t>(std::stoull(message.substr(at + 9)));
+    }
+    ADD_FAILURE() << what << ": ran in 64 bytes";
+    return std::uint64_t{0};
+  };
+  const auto check = [&](const std::function<void(std::uint64_t)>& job, const std::string& what) {
+    const std::uint64_t least = least_named(job, what);
+    if (least == 0) return;
+    EXPECT_NO_THROW(job(least)) << what << " in " << least << " bytes";
+    try {
+      job(least - 1);
+      ADD_FAILURE() << what << " ran in " << least - 1 << " bytes, less than the " << least << " named";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("at least " + std::to_string(least) + " bytes"), std::string::npos)
+          << what << ": " << e.what();
+    }
+  };
+  const fs::path out = path("c.npy");
+  const auto f = write_array(path("f.npy"), random_values<float>(1 << 12, 3));
+  const auto fi = write_array(path("fi.npy"), random_values<std::int32_t>(1 << 12, 4));
+  check([&](std::uint64_t b) { fs::remove(out), wht_file(f, output_for<float>(out, 1 << 12), {}, budget(b)); }, "wht");
+  check([&](std::uint64_t b) { fs::remove(out), autocorrelate_file(f, output_for<float>(out, 1 << 12), budget(b)); },
+        "float autocorrelation");
+  for (const int k : {1, 3, 5, 6, 7, 9, 12}) {
+    const auto g = write_array(path("g.npy"), random_values<float>(std::size_t{1} << k, 5 + k));
+    check([&](std::uint64_t b) { fs::remove(out), convolve_files(f, g, output_for<float>(out, 1 << 12), budget(b)); },
+          "float convolution with 2^" + std::to_string(k));
+    const auto gi = write_array(path("gi.npy"), random_values<std::int32_t>(std::size_t{1} << k, 6 + k));
+    check([&](std::uint64_t b) {
+      fs::remove(out), convolve_files(fi, gi, output_for<std::int32_t>(out, 1 << 12), budget(b));
+    }, "int32 convolution with 2^" + std::to_string(k));
+  }
+  fs::remove(out);
 }
 
 // float64 accumulation is an in-memory option: refused for float and 16-bit files, before any output

@@ -42,9 +42,24 @@ struct OtherSpectrum {
 
   /// (A spectrum of one or two words is kept in memory whatever the budget: it has no tiling,
   /// which needs two tiles, and plan_geometry's columns would be empty.)
-  static bool fits_memory(const DyadicJob& job) {
-    return job.shorter == nullptr || job.shorter->log2n <= 1 ||
-           (std::uint64_t{sizeof(W)} << job.shorter->log2n) <= tile_share(job.budget) / 4;
+  static bool fits_memory(const DyadicJob& job) { return fits_memory(job, job.budget); }
+  static bool fits_memory(const DyadicJob& job, std::uint64_t budget) {
+    return job.shorter == nullptr || job.shorter->log2n <= 1 || bytes(job) <= tile_share(budget) / 4;
+  }
+  /// The bytes it takes in memory.
+  static std::uint64_t bytes(const DyadicJob& job) {
+    return job.shorter ? std::uint64_t{sizeof(W)} << job.shorter->log2n : 0;
+  }
+
+  /// The least budget the job runs in: with the spectrum in memory (two tiles beside it), or
+  /// in a file (three tiles) where a budget that small keeps it there.
+  static std::uint64_t least_budget(const DyadicJob& job) {
+    const int n = job.n();
+    if (fits_memory(job, 0)) return smallest_budget(bytes(job), sizeof(W), 2, n);
+    const std::uint64_t in_memory =
+        std::max(smallest_budget(bytes(job), sizeof(W), 2, n), budget_with_share(4 * bytes(job)));
+    const std::uint64_t in_file = smallest_budget(0, sizeof(W), 3, n);
+    return fits_memory(job, in_file) ? in_memory : std::min(in_memory, in_file);
   }
 };
 
@@ -101,9 +116,9 @@ Ring ring_for(const DyadicJob& job, const IntegerStats& f, const IntegerStats& g
 template <class T, class W>
 bool run_in(const DyadicJob& job) {
   const bool spectrum_in_memory = OtherSpectrum<W>::fits_memory(job);
-  const std::uint64_t reserved =
-      job.shorter && spectrum_in_memory ? std::uint64_t{sizeof(W)} << job.shorter->log2n : 0;
-  const int t = tile_log2(job.budget, reserved, sizeof(W), spectrum_in_memory ? 2 : 3, job.n(), job.op());
+  const std::uint64_t reserved = spectrum_in_memory ? OtherSpectrum<W>::bytes(job) : 0;
+  const int t = tile_log2(job.budget, reserved, sizeof(W), spectrum_in_memory ? 2 : 3, job.n(), job.op(),
+                          OtherSpectrum<W>::least_budget(job));
   const Geometry g = plan_geometry(job.n(), t, false);
   auto& report = job.meter.report();
   report.tile_elements = g.tile, report.low_bits = g.l, report.high_bits = g.h;

@@ -46,14 +46,27 @@ std::uint64_t memory_budget(const OutOfCoreOptions& options) {
   return options.memory_bytes != 0 ? options.memory_bytes : available_memory_bytes();
 }
 
+std::uint64_t budget_with_share(std::uint64_t share) noexcept {
+  // tile_share(b) = b − ⌊b/8⌋ never decreases, and grows by 7 every 8 bytes
+  std::uint64_t b = share + share / 7;
+  while (tile_share(b) < share) ++b;
+  while (b > 0 && tile_share(b - 1) >= share) --b;
+  return b;
+}
+
+std::uint64_t smallest_budget(std::uint64_t reserved, std::size_t word_bytes, int buffers, int n) noexcept {
+  const int needed = (n + 1) / 2;
+  return budget_with_share(reserved + (std::uint64_t{word_bytes} * static_cast<std::uint64_t>(buffers) << needed));
+}
+
 int tile_log2(std::uint64_t budget, std::uint64_t reserved, std::size_t word_bytes, int buffers, int n,
-              std::string_view what) {
+              std::string_view what, std::uint64_t minimum) {
   const std::uint64_t share = tile_share(budget), tile_bytes = word_bytes * static_cast<std::uint64_t>(buffers);
   const std::uint64_t words = share > reserved ? (share - reserved) / tile_bytes : 0;
   const int t = words == 0 ? -1 : std::bit_width(words) - 1;
   const int needed = (n + 1) / 2;
   if (t < needed) {
-    const std::uint64_t minimum = ((std::uint64_t{1} << needed) * tile_bytes + reserved) / 7 * 8 + 8;
+    if (minimum == 0) minimum = smallest_budget(reserved, word_bytes, buffers, n);
     throw Error(ErrorCode::invalid_argument,
                 std::string(what) + " of 2^" + std::to_string(n) + " elements out of core needs tiles of 2^" +
                     std::to_string(needed) + " words: at least " + std::to_string(minimum) +

@@ -166,11 +166,17 @@ Geometry plan_geometry(int n, int t, bool balanced);
 std::uint64_t memory_budget(const OutOfCoreOptions& options);
 /// The part of a budget left for tiles, after what the process allocates besides them.
 constexpr std::uint64_t tile_share(std::uint64_t budget) noexcept { return budget - budget / 8; }
+/// The smallest budget whose tile_share is at least `share` bytes.
+std::uint64_t budget_with_share(std::uint64_t share) noexcept;
+/// The smallest budget in which `buffers` tiles of 2^⌈n/2⌉ `word_bytes`-byte words (the smallest
+/// tiles of a 2^n-element job) fit beside `reserved` bytes.
+std::uint64_t smallest_budget(std::uint64_t reserved, std::size_t word_bytes, int buffers, int n) noexcept;
 /// log2 of the words per tile when `buffers` tile buffers of `word_bytes`-byte words share the
 /// tiles' part of `budget` less `reserved` bytes (a spectrum kept in memory); an invalid_argument
-/// Error if tiles of 2^⌈n/2⌉ words do not fit (`what` names the operation).
+/// Error if tiles of 2^⌈n/2⌉ words do not fit (`what` names the operation), which names
+/// `minimum` as the least budget that does (0: smallest_budget's).
 int tile_log2(std::uint64_t budget, std::uint64_t reserved, std::size_t word_bytes, int buffers, int n,
-              std::string_view what);
+              std::string_view what, std::uint64_t minimum = 0);
 
 /// Where the output run of column j_lo of an ordered transform begins (its h-bit transform is
 /// one contiguous run of the output), and whether it holds that transform reversed.
