@@ -510,6 +510,9 @@ void expect_matches_per_plane(const std::vector<T>& got, const Reference& want, 
 /// formed: on unscaled values, float images of 3e37 overflowed to NaN and weights of 1e-44
 /// divided by L underflowed to 0 where every output fits and direct gets it right. Each path
 /// (one channel, one filter, the channel sum; polyhankel's bands) near both ends of the range.
+/// Winograd's tile transforms too: they take an input tile's values up to 100× and hold
+/// weights down to w/576, so float images of 1e37 gave inf and NaN, and weights of 1e-44 were
+/// rounded to a few bits (+14 % on an output).
 template <class T>
 void check_extreme_range() {
   std::mt19937_64 rng(11);
@@ -525,10 +528,11 @@ void check_extreme_range() {
   const Conv2dShape shapes[] = {Conv2dShape{2, 1, 9, 7, 3, 3, 2, {1, 0, 2, 1}},     // C = 1
                                 Conv2dShape{3, 4, 8, 6, 1, 2, 3, {0, 1, 1, 0}},     // K = 1
                                 Conv2dShape{2, 3, 64, 64, 2, 3, 3, {1, 1, 1, 1}}};  // the channel sum
-  for (const Conv2dAlgorithm algorithm :
-       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel,
+                                          Conv2dAlgorithm::polyhankel_merged, Conv2dAlgorithm::winograd})
     for (const Conv2dShape& s : shapes)
       for (const Scales& scale : scales) {
+        if (!fastconv::conv2d_supports(algorithm, s)) continue;  // winograd: 3×3 only
         auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
         for (auto& v : x) v = static_cast<T>(v * scale.x);
         for (auto& v : w) v = static_cast<T>(v * scale.w);
@@ -566,9 +570,10 @@ void check_spread_of_scales() {
   const Conv2dShape shapes[] = {Conv2dShape{2, 1, 4, 4, 2, 3, 3, {1, 1, 1, 1}},    // C = 1
                                 Conv2dShape{2, 3, 9, 7, 1, 2, 2, {0, 1, 1, 0}},    // K = 1
                                 Conv2dShape{2, 3, 12, 10, 2, 3, 3, {1, 1, 1, 1}}}; // the channel sum
-  for (const Conv2dAlgorithm algorithm :
-       {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel, Conv2dAlgorithm::polyhankel_merged})
+  for (const Conv2dAlgorithm algorithm : {Conv2dAlgorithm::fft2d, Conv2dAlgorithm::polyhankel,
+                                          Conv2dAlgorithm::polyhankel_merged, Conv2dAlgorithm::winograd})
     for (const Conv2dShape& s : shapes) {
+      if (!fastconv::conv2d_supports(algorithm, s)) continue;  // winograd: 3×3 only
       auto x = random_values<T>(s.input_size(), rng), w = random_values<T>(s.weight_size(), rng);
       const std::size_t image = s.channels * s.height * s.width;
       const std::size_t per_filter = s.channels * s.kernel_height * s.kernel_width;

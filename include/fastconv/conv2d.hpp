@@ -38,10 +38,11 @@
 // all coefficients: fft2d and polyhankel are off by about log2(L)·u·max Σ|x||w| on every output
 // of a plane, even one made of padding alone (u = 2^-24 for float, 2^-53 for double). An image
 // or filter whose values lie beyond about 2^±50 (float; 2^±500 for double) is scaled by a power
-// of two before the FFTs (each image and each filter by its own, and the outputs back), so that
-// a plane's sums neither overflow nor underflow where the outputs fit: values anywhere in the
-// type's range give these bounds (on the cpu backend; the cuda backend's polyhankel does
-// not scale, and there a float plane whose sums pass 3.4e38 gives inf or NaN).
+// of two before the FFTs or winograd's tile transforms (each image and each filter by its own,
+// and the outputs back), so that a plane's sums neither overflow nor underflow where the outputs
+// fit: values anywhere in the type's range give these bounds (on the cpu backend; the cuda
+// backend's polyhankel does not scale, and there a float plane whose sums pass 3.4e38 gives inf
+// or NaN).
 #pragma once
 
 #include <concepts>

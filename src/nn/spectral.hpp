@@ -24,6 +24,7 @@
 #include "nn/isa.hpp"
 #include "nn/kernels.hpp"
 #include "nn/lengths.hpp"
+#include "nn/scaling.hpp"
 #include "nn/spectral_isa.hpp"
 
 namespace fastconv::nn {
@@ -69,101 +70,22 @@ void spectral_product(const std::complex<T>* x, const std::complex<T>* u, std::c
   isa_base::spectral_product(xs, us, ys, bins, accumulate);
 }
 
-/// Multiplication by 2^exponent, exact while the values stay in T's normal range: by a factor
-/// when 2^exponent is a normal T, through std::ldexp otherwise.
+/// The exponents with which SpectralConv scales its operands (OperandScaling). A forward FFT
+/// sums a whole plane and the channel sum C of them, so on unscaled values its sums overflow (a
+/// float32 image of 3e38 gave NaN where every output fits) or the kernel's values divided by L
+/// underflow (weights of 1e-44 gave 0) far sooner than the outputs do: the windows keep every
+/// sum of a plane, product, channel sum and inverse transform of this shape in T's normal range
+/// (usual values lie inside: float32 about 2^±50). One extreme image or filter leaves the others
+/// as they were (one scale for the whole batch and all filters had pushed a filter of 1e-30
+/// beside one of 1e30 to 0).
 template <class T>
-class PowerOfTwo {
- public:
-  explicit PowerOfTwo(int exponent) noexcept
-      : exponent_(exponent),
-        factor_(exponent >= std::numeric_limits<T>::min_exponent - 1 && exponent < std::numeric_limits<T>::max_exponent
-                    ? std::ldexp(T(1), exponent)
-                    : T(0)) {}
-
-  /// to[i] = from[i]·2^exponent for i < n.
-  void scale(const T* from, std::size_t n, T* to) const noexcept {
-    if (factor_ != T(0)) {
-      for (std::size_t i = 0; i < n; ++i) to[i] = from[i] * factor_;
-    } else {
-      for (std::size_t i = 0; i < n; ++i) to[i] = std::ldexp(from[i], exponent_);
-    }
-  }
-
-  /// to[i] = from[i]·2^exponent + add for i < n.
-  void scale_add(const T* from, std::size_t n, T add, T* to) const noexcept {
-    if (factor_ != T(0)) {
-      for (std::size_t i = 0; i < n; ++i) to[i] = from[i] * factor_ + add;
-    } else {
-      for (std::size_t i = 0; i < n; ++i) to[i] = std::ldexp(from[i], exponent_) + add;
-    }
-  }
-
- private:
-  int exponent_;
-  T factor_;  // 2^exponent, or 0 where that is not a normal T
+struct SpectralScaling : OperandScaling<T> {
+  /// Intermediates below |x|max·|w|max·C·H·W·taps; the kernel spectrum divided by L.
+  SpectralScaling(const Conv2dShape& s, std::size_t L) noexcept
+      : OperandScaling<T>(ceil_log2(s.channels) + ceil_log2(s.height * s.width) +
+                              ceil_log2(s.kernel_height * s.kernel_width),
+                          ceil_log2(L)) {}
 };
-
-/// The exponents with which SpectralConv scales its operands. A forward FFT sums a whole plane
-/// and the channel sum C of them, so on unscaled values its sums overflow (a float32 image of
-/// 3e38 gave NaN where every output fits) or the kernel's values divided by L underflow (weights
-/// of 1e-44 gave 0) far sooner than the outputs do. Each image (all its channels) and each filter
-/// gets its own power of two: none while its largest magnitude lies in a window where no sum of
-/// a plane, product, channel sum or inverse transform of this shape leaves T's normal range (nor
-/// comes within T's precision of its bottom), else the one that brings it to the window's nearer
-/// end; output plane (n, k) is scaled back by image n's and filter k's. Usual values lie inside
-/// (float32: about 2^±50), so their outputs are the unscaled transforms', bit for bit, and one
-/// extreme image or filter leaves the others as they were (one scale for the whole batch and all
-/// filters had pushed a filter of 1e-30 beside one of 1e30 to 0). Power-of-two factors change
-/// no rounding in the normal range.
-template <class T>
-struct SpectralScaling {
-  int images_low = 0, images_high = 0;    ///< the window of an image's largest magnitude's exponent
-  int weights_low = 0, weights_high = 0;  ///< the same for a filter's
-
-  /// The windows for `shape` with transforms of L points. With values below 2^(hi+1), every
-  /// intermediate is below 2^(hi_x + 1 + hi_w + 1)·C·H·W·taps ≤ 2^(max_exponent − 2); with the
-  /// largest at 2^lo or more, the largest image value, kernel spectrum value (÷ L) and product
-  /// stay at least `digits` bits above the smallest normal value.
-  SpectralScaling(const Conv2dShape& s, std::size_t L) noexcept {
-    const auto bits = [](std::uint64_t v) { return static_cast<int>(std::bit_width(v > 1 ? v - 1 : 0)); };  // ⌈log2 v⌉
-    const int sums = bits(s.channels) + bits(s.height * s.width) + bits(s.kernel_height * s.kernel_width);
-    const int budget = std::numeric_limits<T>::max_exponent - 4 - sums;  // for hi_x + hi_w
-    images_high = budget / 2;
-    weights_high = budget - images_high;
-    const int floor = std::numeric_limits<T>::min_exponent - 1 + std::numeric_limits<T>::digits;  // float: −102
-    images_low = floor / 2;  // rounds toward zero: lo_x + lo_w − log2 L ≥ floor
-    weights_low = floor / 2 + bits(L);
-  }
-
-  /// 0 while `largest` (a block's largest magnitude) lies in [2^low, 2^(high+1)) or is zero or
-  /// not finite (a NaN or infinity spreads over its planes however it is scaled); else the
-  /// exponent that brings it to the nearer end.
-  static int exponent(T largest, int low, int high) noexcept {
-    if (!(largest > T(0)) || !std::isfinite(largest)) return 0;
-    const int top = std::ilogb(largest);
-    return top > high ? high - top : top < low ? low - top : 0;
-  }
-};
-
-/// The largest magnitude among n values (infinite or NaN if one is). On the bits: the magnitudes
-/// of IEEE values order as their bits without the sign do, and an unsigned maximum vectorises
-/// where a floating-point one, which must keep NaN's rules, does not (2× faster on 2^21 floats).
-template <class T>
-T largest_magnitude(const T* values, std::size_t n, int threads) noexcept {
-  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  static_assert(sizeof(Bits) == sizeof(T));
-  constexpr Bits magnitude = ~Bits(0) >> 1;
-  Bits largest = 0;
-#pragma omp parallel for num_threads(threads) reduction(max : largest) schedule(static) if (threads > 1 && n > (1u << 16))
-  for (long long i = 0; i < static_cast<long long>(n); ++i) {
-    Bits bits;
-    std::memcpy(&bits, values + i, sizeof bits);
-    largest = std::max(largest, static_cast<Bits>(bits & magnitude));
-  }
-  T result;
-  std::memcpy(&result, &largest, sizeof result);
-  return result;
-}
 
 /// The kernel spectra a SpectralConv makes: the weights', or zeros for a kernel that is only
 /// timed (polyhankel's band choice). A run does the same work on any normal values (only
