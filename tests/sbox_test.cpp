@@ -334,7 +334,7 @@ TEST(SBoxStatistics, MatchTheDefinitionsOnRandomSBoxes) {
     const auto du = static_cast<std::uint64_t>(differential.largest);
     EXPECT_EQ(s.differential_uniformity(), du) << label(s);
     EXPECT_EQ(s.differential_spectrum(), differential.spectrum) << label(s);
-    EXPECT_EQ(s.is_apn(), du == 2) << label(s);
+    EXPECT_EQ(s.is_apn(), n == m && du == 2) << label(s);  // APN is defined for n = m only
     EXPECT_EQ(s.linearity(), static_cast<std::uint64_t>(linear.largest)) << label(s);
     EXPECT_EQ(s.nonlinearity(), (std::uint64_t{1} << (n - 1)) - static_cast<std::uint64_t>(linear.largest) / 2)
         << label(s);
@@ -370,7 +370,7 @@ TEST(SBoxStatistics, MatchTheDefinitionsOnRandomSBoxes) {
     EXPECT_EQ(summary.bijective, s.is_permutation());
     EXPECT_EQ(summary.differential_uniformity, du);
     EXPECT_EQ(summary.differential_spectrum, differential.spectrum);
-    EXPECT_EQ(summary.is_apn, du == 2);
+    EXPECT_EQ(summary.is_apn, n == m && du == 2);
     EXPECT_EQ(summary.linearity, static_cast<std::uint64_t>(linear.largest));
     EXPECT_EQ(summary.nonlinearity, s.nonlinearity());
     EXPECT_EQ(summary.absolute_walsh_spectrum, linear.spectrum);
@@ -476,6 +476,16 @@ TEST(SBoxPublished, Present) {
 
 // x^3 is APN over every GF(2^n); for odd n it is an almost bent permutation (linearity
 // 2^((n+1)/2)) and, being an APN permutation, has boomerang uniformity 2.
+// APN is defined for n = m only (SageMath raises an error otherwise): a 2×16 S-box whose
+// differential uniformity is 2 had been reported as APN.
+TEST(SBoxPublished, ApnIsDefinedForEqualSizesOnly) {
+  const SBox wide({0, 1, 2, 65535});
+  ASSERT_EQ(wide.output_bits(), 16);
+  EXPECT_EQ(wide.differential_uniformity(), 2u);
+  EXPECT_FALSE(wide.is_apn());
+  EXPECT_FALSE(wide.summary().is_apn);
+}
+
 TEST(SBoxPublished, GoldCubeIsApn) {
   const std::map<int, std::uint32_t> polys = {{3, 0xB}, {4, 0x13}, {5, 0x25}, {6, 0x43}, {7, 0x83}, {8, 0x11B}};
   for (const auto& [n, poly] : polys) {

@@ -84,7 +84,7 @@ struct SBoxSummary {
   std::optional<std::uint64_t> boomerang_uniformity;  ///< permutations only
   Histogram boomerang_spectrum;                       ///< BCT[a][b] → count over a, b ≠ 0 (permutations)
   std::uint64_t fixed_points = 0;
-  bool is_apn = false;
+  bool is_apn = false;  ///< n = m and differential uniformity 2 (APN is defined for n = m only, as in SageMath)
   int differential_branch_number = 0;
   int linear_branch_number = 0;
 };
@@ -121,6 +121,8 @@ class SBox {
   // --- streamed statistics -------------------------------------------------------------------
   [[nodiscard]] std::uint64_t differential_uniformity() const;
   [[nodiscard]] Histogram differential_spectrum() const;
+  /// Almost perfect nonlinear: n = m and differential uniformity 2 (false where n ≠ m, for which
+  /// APN is not defined; SageMath raises an error there).
   [[nodiscard]] bool is_apn() const;
   [[nodiscard]] std::uint64_t linearity(const Backend& backend = Backend::best()) const;
   [[nodiscard]] std::uint64_t nonlinearity(const Backend& backend = Backend::best()) const;

@@ -348,7 +348,7 @@ std::uint64_t SBox::differential_uniformity() const {
 
 Histogram SBox::differential_spectrum() const { return row_statistics(lut_, n_, m_, false, {}).differential.spectrum; }
 
-bool SBox::is_apn() const { return differential_uniformity() == 2; }
+bool SBox::is_apn() const { return n_ == m_ && differential_uniformity() == 2; }
 
 std::uint64_t SBox::linearity(const Backend& backend) const {
   return linear_statistics(lut_, n_, m_, backend, false, {}).linearity;
@@ -401,7 +401,7 @@ SBoxSummary SBox::summary(const AnalysisOptions& options) const {
   RowStatistics rows = row_statistics(lut_, n_, m_, s.bijective, options.progress);
   s.differential_uniformity = rows.differential.largest;
   s.differential_spectrum = std::move(rows.differential.spectrum);
-  s.is_apn = s.differential_uniformity == 2;
+  s.is_apn = n_ == m_ && s.differential_uniformity == 2;
   if (rows.boomerang) {
     s.boomerang_uniformity = rows.boomerang->largest;
     s.boomerang_spectrum = std::move(rows.boomerang->spectrum);
