@@ -718,6 +718,11 @@ TEST_F(Cli, BooleanSpectraAndAnf) {
   EXPECT_EQ(run("boolean walsh -", "00010111").out, joined(walsh) + "\n");
   fastconv::io::write_file(path("majority.npy"), fastconv::io::make_array(std::vector<std::int32_t>(f.begin(), f.end()), 1, 8, false));
   EXPECT_EQ(run("boolean walsh majority.npy").out, joined(walsh) + "\n");
+  // The extension in any case, as every other command reads it (.NPY had been read as text).
+  fastconv::io::write_file(path("MAJORITY.NPY"), fastconv::io::make_array(std::vector<std::int32_t>(f.begin(), f.end()), 1, 8, false));
+  EXPECT_EQ(run("boolean walsh MAJORITY.NPY").out, joined(walsh) + "\n");
+  fastconv::io::write_file(path("LUT.Npy"), fastconv::io::make_array(std::vector<std::int64_t>{0, 1, 3, 2}, 1, 4, false));
+  EXPECT_EQ(run("sbox ddt LUT.Npy").out, run("sbox ddt 0,1,3,2").out);
   const Result saved = run("boolean walsh e8 w.npy");
   EXPECT_EQ(saved.code, 0) << saved.err;
   const auto array = fastconv::io::read_file(path("w.npy"), std::nullopt);
@@ -845,6 +850,12 @@ TEST_F(Cli, AnalysisBadInputs) {
   expect_bad_input("sbox lat 0,1,2,3 --scale big", "unknown scale 'big'");
   expect_bad_input("sbox analyze missing/lut.txt", "missing/lut.txt");
   expect_bad_input("sbox analyze serpent", "unknown S-box 'serpent'");
+  expect_bad_input("sbox analyze missing.txt", "missing.txt: no such file");  // had read "unknown S-box"
+  expect_bad_input("sbox analyze Missing.NPY", "Missing.NPY: no such file");
+  write("gaps.txt", "0,1,,1\n");  // had been read as three values
+  expect_bad_input("boolean walsh gaps.txt", "gaps.txt: line 1, column 5: a value is missing before this comma");
+  write("lead.txt", ",0,1\n");
+  expect_bad_input("boolean walsh lead.txt", "lead.txt: line 1, column 1: a value is missing before this comma");
   expect_bad_input("sbox analyze -", "no values", "");
   // Found by fuzz_cli (with _GLIBCXX_ASSERTIONS): an empty LUT argument read its first character.
   expect_bad_input("sbox analyze ''", "S-box look-up table '': no values");

@@ -111,11 +111,18 @@ BooleanFunction hex_file(const std::string& name, std::string_view text, std::si
 
 BooleanFunction values_file(const std::string& name, std::string_view text) {
   std::vector<std::uint8_t> values;
+  bool comma = true;  // the last value's separator was a comma (or no value yet): a comma now leaves a value out
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '0' || c == '1') {
       values.push_back(static_cast<std::uint8_t>(c - '0'));
-    } else if (c != ',' && kBlanks.find(c) == std::string_view::npos) {
+      comma = false;
+    } else if (c == ',') {
+      if (comma)
+        fail(ErrorCode::io, name + ": " + place_of(text, i) + ": a value is missing before this comma" +
+                                (values.empty() ? " (the first)" : " (two commas in a row)"));
+      comma = true;
+    } else if (kBlanks.find(c) == std::string_view::npos) {
       fail(ErrorCode::io, name + ": " + place_of(text, i) + ": " + quoted(c) +
                               " is not a truth-table value (0 or 1), a comma or a blank");
     }

@@ -53,6 +53,8 @@ enum class Format { text, npy, raw };
 /// The format a path's extension names: .npy -> npy; .bin, .raw -> raw;
 /// .txt, .csv, .tsv, .dat -> text. Anything else is an invalid_argument Error.
 Format format_of(const std::filesystem::path& path);
+/// Whether the path's extension is .npy, in any case (as format_of reads it).
+bool has_npy_extension(const std::filesystem::path& path);
 
 /// Reads text: numbers separated by whitespace and/or commas, '#' starts a comment
 /// that runs to the end of the line, blank lines are ignored. Each non-empty line is a row;

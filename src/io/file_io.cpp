@@ -14,11 +14,22 @@ constexpr std::string_view kExtensions = "use .txt, .csv, .tsv, .dat, .npy, .bin
 
 }  // namespace
 
+namespace {
+
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string lower = path.extension().string();
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
+}  // namespace
+
+bool has_npy_extension(const std::filesystem::path& path) { return lower_extension(path) == ".npy"; }
+
 Format format_of(const std::filesystem::path& path) {
   if (path.empty()) throw Error(ErrorCode::invalid_argument, "an empty file name: " + std::string(kExtensions));
   const std::string extension = path.extension().string();
-  std::string lower = extension;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lower_extension(path);
   if (lower == ".npy") return Format::npy;
   if (lower == ".bin" || lower == ".raw") return Format::raw;
   if (lower == ".txt" || lower == ".csv" || lower == ".tsv" || lower == ".dat") return Format::text;

@@ -81,7 +81,7 @@ std::vector<std::uint32_t> parse_lut(std::string_view text, std::string_view sou
 }
 
 std::vector<std::uint32_t> read_lut(const std::filesystem::path& path) {
-  if (path.extension() != ".npy") return parse_lut(detail::InputFile(path).read_rest(), path.string());
+  if (!has_npy_extension(path)) return parse_lut(detail::InputFile(path).read_rest(), path.string());
   const Array array = read_npy(path);
   if (!is_integer(array.dtype())) bad_lut(path.string(), "a .npy look-up table must hold integers");
   const Array values = convert(array, DType::int64, path.string());

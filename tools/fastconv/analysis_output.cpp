@@ -61,6 +61,15 @@ bool names_a_file(const std::string& argument) {
   return std::filesystem::exists(argument, error);
 }
 
+/// Whether an argument that names no file was meant as one: it has a directory part, or an
+/// extension of letters (a look-up table's values hold neither; "1.5" has no such extension).
+bool looks_like_a_path(const std::string& argument) {
+  if (argument.find('/') != std::string::npos) return true;
+  const std::string extension = std::filesystem::path(argument).extension().string();
+  return extension.size() > 1 && std::all_of(extension.begin() + 1, extension.end(),
+                                             [](unsigned char c) { return std::isalpha(c) != 0; });
+}
+
 /// A truth table saved by NumPy: a 1-D .npy array (or one row) of int32 or int64 values, each 0
 /// or 1 (the .npy reader's integer types).
 BooleanFunction read_npy_truth_table(const std::string& path) {
@@ -93,7 +102,7 @@ BooleanFunction read_truth_table(const std::string& argument) {
     return BooleanFunction::from_text(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()},
                                       "<stdin>");
   if (names_a_file(argument))
-    return std::filesystem::path(argument).extension() == ".npy" ? read_npy_truth_table(argument)
+    return io::has_npy_extension(argument) ? read_npy_truth_table(argument)
                                                                    : BooleanFunction::from_file(argument);
   if (argument.find_first_of("/.") != std::string::npos)
     throw Error(ErrorCode::io, argument + ": no such file (and not a hex truth table)");
@@ -105,14 +114,13 @@ std::vector<std::uint32_t> read_lookup_table(const std::string& argument) {
     return io::parse_lut(std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()}, "<stdin>");
   if (names_a_file(argument)) return io::read_lut(argument);
   if (const auto named = named_sbox(argument)) return {named->lut().begin(), named->lut().end()};
+  if (looks_like_a_path(argument)) throw Error(ErrorCode::io, argument + ": no such file");
   if (!argument.empty() && std::isalpha(static_cast<unsigned char>(argument.front())) &&
       argument.find_first_of(", \t\n") == std::string::npos) {
     std::string names;
     for (const auto name : named_sbox_names()) names += (names.empty() ? "" : ", ") + std::string(name);
     usage_error("unknown S-box '" + argument + "': give its values, a file, or one of the names " + names);
   }
-  if (argument.find_first_of("/") != std::string::npos || argument.ends_with(".txt") || argument.ends_with(".npy"))
-    throw Error(ErrorCode::io, argument + ": no such file");
   return io::parse_lut(argument, "'" + argument.substr(0, 40) + (argument.size() > 40 ? "…" : "") + "'");
 }
 
