@@ -1134,6 +1134,13 @@ TEST_F(Cli, Conv2dBadInputs) {
                    "b2.npy: the bias has shape (2,), not (3,): one value per filter");
   expect_bad_input("conv2d x.npy w.npy --padding 1,2", "T,B,L,R");
   expect_bad_input("conv2d x.npy w.npy --padding -1", "whole numbers");
+  // A blank before the sign: std::stoull had read ' -1' as 2^64 − 1.
+  expect_bad_input("conv2d x.npy w.npy --padding ' -1'", "' -1' is not P or T,B,L,R (whole numbers");
+  expect_bad_input("conv2d x.npy w.npy --padding '1, -1,1,1'", "whole numbers");
+  expect_bad_input("conv2d x.npy w.npy --padding 99999999999999999999", "'99999999999999999999' is more than 64 bits hold");
+  EXPECT_EQ(run("conv2d x.npy w.npy --algorithm direct --padding '1, 1 ,1,1'").out,
+            run("conv2d x.npy w.npy --algorithm direct --padding 1").out);
+  expect_bad_input("conv2d x.npy w.npy --bias ''", "--bias: an empty file name");  // had run without a bias
   expect_bad_input("conv2d x.npy w.npy --algorithm fast", "polyhankel");
   expect_bad_input("conv2d x.npy big.npy y.npy", "");  // a 5×5 kernel on a 4×4 image: no output
   expect_bad_input("conv2d x.npy b2.npy", "(K, C, Kh, Kw)");

@@ -1,5 +1,7 @@
 // fastconv conv2d — the forward 2-D convolution of neural networks (PyTorch's conv2d: a
 // cross-correlation, stride 1) of NCHW .npy tensors, by any of the library's algorithms.
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <sstream>
 
@@ -26,15 +28,17 @@ Padding parse_padding(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
+    // Digits only, blanks around them allowed: std::stoull would take " -1" as 2^64 − 1.
+    const std::size_t first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+    item = first == std::string::npos ? std::string() : item.substr(first, last - first + 1);
+    const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
     unsigned long long v = 0;
     try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+      if (digits) v = std::stoull(item);
+    } catch (const std::out_of_range&) {
+      usage_error("--padding: '" + item + "' is more than 64 bits hold");
     }
-    if (item.empty() || used != item.size() || item[0] == '-')
-      usage_error("--padding: '" + text + "' is not P or T,B,L,R (whole numbers of rows and columns)");
+    if (!digits) usage_error("--padding: '" + text + "' is not P or T,B,L,R (whole numbers of rows and columns)");
     values.push_back(static_cast<std::size_t>(v));
   }
   if (values.size() == 1) return Padding::same_all(values[0]);
@@ -152,7 +156,9 @@ void add_conv2d_command(CLI::App& app, Action& action) {
   c->add_option("OUTPUT", args->output,
                 "Output .npy of shape (N, K, Oh, Ow), or - for standard output as text (one output row per line) "
                 "[default: -]");
-  c->add_option("--bias", args->bias, "Bias, .npy of shape (K,)");
+  c->add_option("--bias", args->bias, "Bias, .npy of shape (K,)")->check([](const std::string& path) {
+    return path.empty() ? std::string("an empty file name") : std::string();
+  });
   c->add_option("--padding", args->padding,
                 "Zero padding: P on every side, or T,B,L,R (top, bottom, left, right) [default: 0]");
   c->add_option("--algorithm", args->algorithm,
