@@ -502,7 +502,8 @@ nb::dict boolean_summary(const BooleanFunction& f, const BackendArg& backend) {
   d["nonlinearity"] = s.nonlinearity;
   d["linearity"] = s.linearity;
   d["absolute_indicator"] = s.absolute_indicator;
-  d["sum_of_squares_indicator"] = s.sum_of_squares_indicator;
+  d["sum_of_squares_indicator"] =
+      s.sum_of_squares_indicator ? nb::object(nb::int_(*s.sum_of_squares_indicator)) : nb::none();
   d["algebraic_degree"] = s.algebraic_degree;
   d["algebraic_immunity"] = immunity ? nb::object(nb::int_(*immunity)) : nb::none();
   d["correlation_immunity"] = s.correlation_immunity;

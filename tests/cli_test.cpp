@@ -698,6 +698,16 @@ TEST_F(Cli, BooleanAnalyzeJson) {
   // x0·x1·x2 is not plateaued (|W| takes 6 and 2): no amplitude.
   const Result conjunction = run("boolean analyze 80 --json");
   EXPECT_TRUE(nlohmann::ordered_json::parse(conjunction.out)["plateau_amplitude"].is_null()) << conjunction.out;
+  // The constant 0 of 22 variables: Σ Δ² = 2^22 · (2^22)² passes 64 bits; the analysis stands
+  // without it (it had been an error that printed nothing).
+  write("zero22.txt", "0x" + std::string(std::size_t{1} << 20, '0') + "\n");
+  const Result zero = run("boolean analyze zero22.txt --json");
+  ASSERT_EQ(zero.code, 0) << zero.err;
+  const auto zero_json = nlohmann::ordered_json::parse(zero.out);
+  EXPECT_TRUE(zero_json["sum_of_squares_indicator"].is_null()) << zero.out.substr(0, 300);
+  EXPECT_EQ(zero_json["weight"], 0);
+  EXPECT_EQ(zero_json["linearity"], 1 << 22);
+  EXPECT_NE(run("boolean analyze zero22.txt").out.find("sum-of-squares indicator  more than 2^64 - 1\n"), std::string::npos);
 }
 
 TEST_F(Cli, BooleanSpectraAndAnf) {

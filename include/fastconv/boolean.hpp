@@ -131,7 +131,10 @@ struct BooleanSummary {
   std::uint64_t nonlinearity = 0;
   std::uint64_t linearity = 0;
   std::uint64_t absolute_indicator = 0;
-  std::uint64_t sum_of_squares_indicator = 0;
+  /// Σ_a Δ(a)², unset where it passes 64 bits (n ≥ 22 for functions with many linear
+  /// structures, every function at n = 32: Δ(0)² = 2^64); sum_of_squares_indicator() reports that
+  /// as an overflow Error, and the rest of the summary stands.
+  std::optional<std::uint64_t> sum_of_squares_indicator;
   int algebraic_degree = -1;
   int correlation_immunity = 0;
   int resiliency = -1;

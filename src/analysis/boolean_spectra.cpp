@@ -140,7 +140,8 @@ BooleanSummary summarize(const BooleanFunction& f, const Backend& backend) {
   s.linearity = walsh.max_magnitude;
   s.nonlinearity = (f.size() - walsh.max_magnitude) / 2;
   s.absolute_indicator = autocorrelation.absolute_indicator;
-  s.sum_of_squares_indicator = checked_sum_of_squares(autocorrelation.sum_of_squares, n);
+  if (autocorrelation.sum_of_squares <= ~std::uint64_t{0})
+    s.sum_of_squares_indicator = static_cast<std::uint64_t>(autocorrelation.sum_of_squares);
   s.algebraic_degree = f.algebraic_degree();
   s.correlation_immunity = walsh.correlation_immunity;
   s.resiliency = s.balanced ? walsh.correlation_immunity : -1;

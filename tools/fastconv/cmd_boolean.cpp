@@ -22,10 +22,11 @@ struct BooleanArgs {
 };
 
 /// The analysis's JSON: every field the table prints, the spectra as [value, count] pairs, and
-/// null for what is not computed (algebraic immunity beyond its size limit) or not defined (the
-/// amplitude of a function that is not plateaued).
+/// null for what is not computed (algebraic immunity beyond its size limit), not defined (the
+/// amplitude of a function that is not plateaued) or beyond 64 bits (the sum-of-squares indicator).
 nlohmann::ordered_json summary_json(const BooleanFunction& f, const BooleanSummary& s) {
-  nlohmann::ordered_json immunity = nullptr, amplitude = nullptr;
+  nlohmann::ordered_json immunity = nullptr, amplitude = nullptr, squares = nullptr;
+  if (s.sum_of_squares_indicator) squares = *s.sum_of_squares_indicator;
   if (s.n <= BooleanFunction::max_algebraic_immunity_variables) immunity = f.algebraic_immunity();
   if (s.plateau_amplitude) amplitude = *s.plateau_amplitude;
   return {{"n", s.n},
@@ -34,7 +35,7 @@ nlohmann::ordered_json summary_json(const BooleanFunction& f, const BooleanSumma
           {"nonlinearity", s.nonlinearity},
           {"linearity", s.linearity},
           {"absolute_indicator", s.absolute_indicator},
-          {"sum_of_squares_indicator", s.sum_of_squares_indicator},
+          {"sum_of_squares_indicator", squares},
           {"algebraic_degree", s.algebraic_degree},
           {"algebraic_immunity", immunity},
           {"correlation_immunity", s.correlation_immunity},
@@ -54,7 +55,8 @@ void print_summary(const BooleanFunction& f, const BooleanSummary& s) {
       {"nonlinearity", std::to_string(s.nonlinearity)},
       {"linearity", std::to_string(s.linearity)},
       {"absolute indicator", std::to_string(s.absolute_indicator)},
-      {"sum-of-squares indicator", std::to_string(s.sum_of_squares_indicator)},
+      {"sum-of-squares indicator",
+       s.sum_of_squares_indicator ? std::to_string(*s.sum_of_squares_indicator) : "more than 2^64 - 1"},
       {"algebraic degree", std::to_string(s.algebraic_degree)}};
   if (s.n <= BooleanFunction::max_algebraic_immunity_variables)
     fields.emplace_back("algebraic immunity", std::to_string(f.algebraic_immunity()));
