@@ -94,6 +94,17 @@ def test_histograms_and_structures():
     assert f.autocorrelation_histogram() == {0: 63, 64: 1}
 
 
+def test_sum_of_squares_past_64_bits():
+    # The constant 0 of 22 variables: sum of Delta^2 = 2^66. Asked for alone, an overflow error;
+    # in the summary None, and the rest stands (as the CLI's JSON null).
+    f = fastconv.BooleanFunction.from_hex("0" * (1 << 20))
+    s = f.summary()
+    assert s["sum_of_squares_indicator"] is None
+    assert s["weight"] == 0 and s["linearity"] == 1 << 22
+    with pytest.raises(fastconv.IntegerOverflowError, match="73786976294838206464"):
+        f.sum_of_squares_indicator
+
+
 def test_errors():
     with pytest.raises(fastconv.InvalidArgumentError, match="value 2 is 2"):
         fastconv.BooleanFunction([0, 1, 2, 0])
