@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "fastconv/conv2d.hpp"
 #include "nn/kernels.hpp"
 #include "nn/lengths.hpp"
+#include "nn/scaling.hpp"
 
 namespace {
 
@@ -600,6 +602,73 @@ void check_spread_of_scales() {
                                          {want.scale.begin() + static_cast<std::ptrdiff_t>(first), want.scale.end()}},
                                s, describe(s, algorithm) + " beside a NaN");
     }
+}
+
+}  // namespace
+
+// The copies of the largest-magnitude scan that this build may hold (spectral_isa.cpp): weak, so
+// that a build without one links, and its address is then null.
+namespace fastconv::nn {
+namespace isa_avx2 {
+[[gnu::weak]] float largest_magnitude(const float* values, std::size_t n);
+[[gnu::weak]] double largest_magnitude(const double* values, std::size_t n);
+}  // namespace isa_avx2
+namespace isa_avx512 {
+[[gnu::weak]] float largest_magnitude(const float* values, std::size_t n);
+[[gnu::weak]] double largest_magnitude(const double* values, std::size_t n);
+}  // namespace isa_avx512
+}  // namespace fastconv::nn
+
+namespace {
+
+/// Every copy of the scan this CPU runs, and the threaded one, against a plain loop: lengths
+/// 0 … 70 and 3000 (every vector tail), the largest at every place, and ±0, subnormal, infinite
+/// and NaN values (a NaN gives NaN, else an infinity gives infinity).
+template <class T>
+void check_largest_magnitude() {
+  using Scan = T (*)(const T*, std::size_t);
+  std::vector<std::pair<const char*, Scan>> scans = {{"base", &fastconv::nn::isa_base::largest_magnitude}};
+#if defined(__x86_64__)
+  if (Scan f = &fastconv::nn::isa_avx2::largest_magnitude; f != nullptr && fastconv::nn::has_avx2_fma())
+    scans.emplace_back("avx2", f);
+  if (Scan f = &fastconv::nn::isa_avx512::largest_magnitude; f != nullptr && fastconv::nn::has_avx512())
+    scans.emplace_back("avx512", f);
+#endif
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  const T special[] = {T(-0.0), std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::quiet_NaN()};
+  std::vector<std::size_t> lengths(71);
+  std::iota(lengths.begin(), lengths.end(), std::size_t{0});
+  lengths.push_back(3000);
+  for (const std::size_t n : lengths)
+    for (std::size_t place = 0; place < std::max<std::size_t>(n, 1); place += n > 70 ? 97 : 1)
+      for (int kind = -1; kind < 4; ++kind) {
+        std::vector<T> v(n);
+        for (auto& e : v) e = static_cast<T>(d(rng));
+        if (n > 0) v[place] = kind < 0 ? T(-3.5) : special[kind];
+        T want = 0;
+        bool nan = false;
+        for (const T e : v) {
+          nan = nan || std::isnan(e);
+          want = std::max(want, std::fabs(e));
+        }
+        for (const auto& [name, scan] : scans) {
+          const T got = scan(v.data(), v.size());
+          if (nan) ASSERT_TRUE(std::isnan(got)) << name << " n=" << n << " at " << place;
+          else ASSERT_EQ(got, want) << name << " n=" << n << " at " << place << " kind " << kind;
+        }
+      }
+  std::vector<T> big(200'003);  // the threaded path: one value near the end
+  for (auto& e : big) e = static_cast<T>(d(rng));
+  big[199'999] = T(-42);
+  EXPECT_EQ(fastconv::nn::largest_magnitude(big.data(), big.size(), 2), T(42));
+  EXPECT_EQ(fastconv::nn::largest_magnitude(big.data(), big.size(), 1), T(42));
+}
+
+TEST(Conv2dSpectralTest, LargestMagnitudeScansMatchAPlainLoop) {
+  check_largest_magnitude<float>();
+  check_largest_magnitude<double>();
 }
 
 TEST(Conv2dSpectralTest, ImagesAndFiltersOfVeryDifferentSizesEachKeepTheirPrecision) {

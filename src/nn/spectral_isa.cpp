@@ -13,6 +13,10 @@
 // a product of interleaved spectra, taken while both are in cache.
 //
 // Compiled once per instruction set like direct_isa.cpp (see there, and nn/vec.hpp).
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
 #include "nn/spectral_isa.hpp"
 #include "nn/vec.hpp"
 
@@ -163,8 +167,29 @@ void product(const T* x, const T* u, T* y, std::size_t bins, bool accumulate) {
   }
 }
 
+/// On the bits: the magnitudes of IEEE values order as their bits without the sign do, and an
+/// unsigned maximum vectorises (with AVX2's and AVX-512's vpmaxu) where a floating-point one,
+/// which must keep NaN's rules, does not.
+template <class T>
+T largest(const T* values, std::size_t n) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr Bits magnitude = ~Bits(0) >> 1;
+  Bits best = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Bits bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    bits &= magnitude;
+    best = bits > best ? bits : best;
+  }
+  T result;
+  std::memcpy(&result, &best, sizeof result);
+  return result;
+}
+
 }  // namespace
 
+float largest_magnitude(const float* values, std::size_t n) { return largest(values, n); }
+double largest_magnitude(const double* values, std::size_t n) { return largest(values, n); }
 void channel_sum_block(const ChannelSumBlock<float>& b) { block_of(b); }
 void channel_sum_block(const ChannelSumBlock<double>& b) { block_of(b); }
 void channel_sum_pack(const float* interleaved, float* packed, std::size_t values) {

@@ -29,9 +29,12 @@ struct ChannelSumBlock {
 // channel sum reads U (real and imaginary parts apart, in the order its loads of X produce
 // them); spectral_product sets y[f] = x[f]·u[f], or adds it to y[f] when `accumulate`, for
 // f < bins, on spectra stored as FFTW writes them, (re, im) interleaved (the channel sum's
-// fused path for one channel or one filter, spectral.hpp).
+// fused path for one channel or one filter, spectral.hpp); largest_magnitude is the largest
+// |v| of n values, infinite or NaN if one is (scaling.hpp).
 #define FASTCONV_NN_SPECTRAL_DECLARE(isa)                                                               \
   namespace isa_##isa {                                                                                 \
+  float largest_magnitude(const float* values, std::size_t n);                                         \
+  double largest_magnitude(const double* values, std::size_t n);                                       \
   void channel_sum_block(const ChannelSumBlock<float>& b);                                             \
   void channel_sum_block(const ChannelSumBlock<double>& b);                                            \
   void channel_sum_pack(const float* interleaved, float* packed, std::size_t values);                  \
