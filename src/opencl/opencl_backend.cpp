@@ -198,8 +198,9 @@ class Engine {
   /// out ← the rows of `in` in sequency or Paley order: one work-group per tile of 2^q × 2^q
   /// words (reorder.cl), q ≤ 5 with the padded tile in at most half the local memory. A GPU
   /// group has up to 256 work-items; a CPU device's, 2^(q+1), each doing 2^(q−1) words of the
-  /// tile (under PoCL at 2^22 floats, 13–22 ms against 16–41 ms with 256 or more work-items of
-  /// fewer words each: docs/benchmarks.md). Each work-item keeps one of the tile's columns.
+  /// tile (under PoCL, whole calls at 2^22 floats: 13.3–22.4 ms, against 16.2–21.2 ms with
+  /// 256 work-items and 31.5–33.8 ms with 1024: docs/benchmarks.md). Each work-item keeps one of
+  /// the tile's columns.
   void reorder(Recorder& rec, const cl::Buffer& in, const cl::Buffer& out, std::size_t rows, Order order) {
     cl::Kernel& k = kernel(sources::reorder, "tile_order", "-D FC_V=1");
     const std::size_t most = std::bit_floor(std::min(std::size_t{256}, group_limit(*ctx_, k)));
